@@ -1,0 +1,1 @@
+#include "card_vision.h" // placeholder until the vision core lands

@@ -1,0 +1,97 @@
+/*
+ * The few GStreamer things Swift cannot import on its own: macros (buffer
+ * timestamps, GST_CLOCK_TIME_NONE, video-frame planes, message fields) and the
+ * casts GObject hides behind them. Only thin inline wrappers live here; what
+ * to do with a frame is decided in Swift.
+ */
+#ifndef HKID_CGSTREAMER_SHIM_H
+#define HKID_CGSTREAMER_SHIM_H
+
+#include <gst/gst.h>
+#include <gst/app/gstappsink.h>
+#include <gst/app/gstappsrc.h>
+#include <gst/video/video.h>
+
+static inline GstClockTime hk_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
+static inline gboolean hk_clock_time_is_valid(GstClockTime t) { return GST_CLOCK_TIME_IS_VALID(t); }
+
+static inline GstClockTime hk_buffer_pts(GstBuffer *buffer) { return GST_BUFFER_PTS(buffer); }
+static inline GstClockTime hk_buffer_duration(GstBuffer *buffer) { return GST_BUFFER_DURATION(buffer); }
+static inline void hk_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration) {
+    GST_BUFFER_PTS(buffer) = pts;
+    GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
+    GST_BUFFER_DURATION(buffer) = duration;
+}
+
+static inline GstMessageType hk_message_type(GstMessage *message) { return GST_MESSAGE_TYPE(message); }
+static inline const char *hk_message_source_name(GstMessage *message) {
+    return GST_MESSAGE_SRC(message) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(message)) : "";
+}
+static inline GstObject *hk_message_source(GstMessage *message) { return GST_MESSAGE_SRC(message); }
+
+static inline GstAppSink *hk_as_app_sink(GstElement *element) {
+    return GST_IS_APP_SINK(element) ? GST_APP_SINK(element) : NULL;
+}
+static inline GstAppSrc *hk_as_app_src(GstElement *element) {
+    return GST_IS_APP_SRC(element) ? GST_APP_SRC(element) : NULL;
+}
+static inline GstBin *hk_as_bin(GstElement *element) {
+    return GST_IS_BIN(element) ? GST_BIN(element) : NULL;
+}
+static inline GstObject *hk_as_object(gpointer p) { return GST_OBJECT(p); }
+
+/* Whether a GObject has a property of that name (gst_util_set_object_arg
+ * only warns on a missing one, and we want to say so). */
+static inline gboolean hk_object_has_property(gpointer object, const char *name) {
+    return g_object_class_find_property(G_OBJECT_GET_CLASS(object), name) != NULL;
+}
+
+/*
+ * A video sample mapped for reading. The planes stay valid until
+ * hk_video_frame_unmap; the sample must outlive the mapping.
+ */
+typedef struct hk_video_frame {
+    GstVideoFrame frame;
+    GstVideoFormat format;
+    int width;
+    int height;
+    int n_planes;
+    const guint8 *planes[4];
+    int strides[4];
+    GstClockTime pts;
+    GstClockTime duration;
+} hk_video_frame;
+
+static inline gboolean hk_video_frame_map(GstSample *sample, hk_video_frame *out) {
+    GstCaps *caps = gst_sample_get_caps(sample);
+    GstBuffer *buffer = gst_sample_get_buffer(sample);
+    GstVideoInfo info;
+    if (caps == NULL || buffer == NULL || !gst_video_info_from_caps(&info, caps)) return FALSE;
+    if (!gst_video_frame_map(&out->frame, &info, buffer, GST_MAP_READ)) return FALSE;
+    out->format = GST_VIDEO_INFO_FORMAT(&info);
+    out->width = GST_VIDEO_INFO_WIDTH(&info);
+    out->height = GST_VIDEO_INFO_HEIGHT(&info);
+    out->n_planes = (int)GST_VIDEO_FRAME_N_PLANES(&out->frame);
+    for (int i = 0; i < 4; i++) {
+        out->planes[i] = i < out->n_planes ? (const guint8 *)GST_VIDEO_FRAME_PLANE_DATA(&out->frame, i) : NULL;
+        out->strides[i] = i < out->n_planes ? GST_VIDEO_FRAME_PLANE_STRIDE(&out->frame, i) : 0;
+    }
+    out->pts = GST_BUFFER_PTS(buffer);
+    out->duration = GST_BUFFER_DURATION(buffer);
+    return TRUE;
+}
+
+static inline void hk_video_frame_unmap(hk_video_frame *frame) { gst_video_frame_unmap(&frame->frame); }
+
+/* Nominal frame rate of a sample's caps, 0/1 when unknown or variable. */
+static inline void hk_sample_framerate(GstSample *sample, int *num, int *den) {
+    GstVideoInfo info;
+    GstCaps *caps = gst_sample_get_caps(sample);
+    *num = 0; *den = 1;
+    if (caps != NULL && gst_video_info_from_caps(&info, caps)) {
+        *num = GST_VIDEO_INFO_FPS_N(&info);
+        *den = GST_VIDEO_INFO_FPS_D(&info);
+    }
+}
+
+#endif /* HKID_CGSTREAMER_SHIM_H */

@@ -1,0 +1,1 @@
+// placeholder until the session lands; delete me

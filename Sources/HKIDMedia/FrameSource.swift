@@ -1,0 +1,213 @@
+import CGStreamer
+import Foundation
+import Logging
+import Synchronization
+
+/// Pulls decoded frames out of a GStreamer pipeline's `appsink`, on the
+/// caller's thread, with the bus watched in the same loop.
+///
+/// There is no GLib main loop and no callback from a streaming thread: the
+/// loop alternates `gst_app_sink_try_pull_sample` (short timeout) with
+/// `gst_bus_pop_filtered`, so an error posted by any element ends the loop
+/// within one poll interval instead of leaving `pull_sample` blocked forever.
+public final class FrameSource {
+    public enum Ending: Sendable, Equatable {
+        /// The source delivered everything it had (end of file).
+        case endOfStream
+        /// `StopSignal.stop()` was called.
+        case stopped
+    }
+
+    /// Lets another thread (a signal handler, a daemon's cancel request) end
+    /// the pull loop; the loop notices within one poll interval.
+    public final class StopSignal: Sendable {
+        private let requested = Atomic<Bool>(false)
+        public init() {}
+        public func stop() { requested.store(true, ordering: .relaxed) }
+        public var isStopped: Bool { requested.load(ordering: .relaxed) }
+    }
+
+    public let description: PipelineDescription
+    /// The file or device frames come from; names the input in errors.
+    public let inputName: String
+    public let stopSignal = StopSignal()
+
+    private let pipeline: UnsafeMutablePointer<GstElement>
+    private let sink: UnsafeMutablePointer<GstAppSink>
+    private let bus: UnsafeMutablePointer<GstBus>
+    private let logger: Logger
+    /// How long the loop waits with nothing arriving before it gives up.
+    /// nil for live sources, which may legitimately pause.
+    private let stallTimeout: Duration?
+
+    private static let pollInterval: GstClockTime = 50_000_000  // 50 ms
+
+    /// Parses `description`, gives `input` (if any) to the element named `src`
+    /// and finds the appsink named `sink`. Nothing runs until `run`.
+    public init(_ description: PipelineDescription, input: String?, stallTimeout: Duration? = .seconds(10),
+                logger: Logger = Logger(label: "hkid.media")) throws(MediaError) {
+        try GStreamerRuntime.ensureInitialised()
+        self.description = description
+        self.inputName = input ?? description.origin
+        self.stallTimeout = stallTimeout
+        self.logger = logger
+
+        var error: UnsafeMutablePointer<GError>?
+        let parsed = gst_parse_launch(description.text, &error)
+        if let parseError = error {
+            let reason = String(cString: parseError.pointee.message)
+            g_clear_error(&error)
+            if let parsed { gst_object_unref(parsed) }
+            throw MediaError(.invalidPipeline, input: description.origin, reason: reason)
+        }
+        guard let parsed, let bin = hk_as_bin(parsed) else {
+            if let parsed { gst_object_unref(parsed) }
+            throw MediaError(.invalidPipeline, input: description.origin,
+                             reason: "the pipeline must be a bin with an appsink named 'sink'")
+        }
+        // gst_parse_launch returns a floating reference for a lone element;
+        // sinking it makes the unref in deinit right in every case.
+        gst_object_ref_sink(parsed)
+
+        guard let sinkElement = gst_bin_get_by_name(bin, "sink") else {
+            gst_object_unref(parsed)
+            throw MediaError(.invalidPipeline, input: description.origin, reason: "no element named 'sink' in the pipeline")
+        }
+        guard let appSink = hk_as_app_sink(sinkElement) else {
+            gst_object_unref(sinkElement)
+            gst_object_unref(parsed)
+            throw MediaError(.invalidPipeline, input: description.origin, reason: "the element named 'sink' is not an appsink")
+        }
+
+        if let input {
+            do throws(MediaError) {
+                try Self.assignInput(input, in: bin, origin: description.origin)
+            } catch {
+                gst_object_unref(sinkElement)
+                gst_object_unref(parsed)
+                throw error
+            }
+        }
+
+        pipeline = parsed
+        sink = appSink
+        bus = gst_element_get_bus(parsed)
+    }
+
+    deinit {
+        gst_element_set_state(pipeline, GST_STATE_NULL)
+        gst_object_unref(bus)
+        gst_object_unref(sink)
+        gst_object_unref(pipeline)
+    }
+
+    /// Runs the pipeline and calls `body` with every frame the appsink hands
+    /// over, in order, until end of stream, `stopSignal`, or an error.
+    ///
+    /// Frames already decoded when an error arrives are still delivered
+    /// before the error is thrown, so a truncated recording yields the events
+    /// of everything that played.
+    @discardableResult
+    public func run(_ body: (VideoFrame) throws -> Void) throws -> Ending {
+        defer { gst_element_set_state(pipeline, GST_STATE_NULL) }
+        if gst_element_set_state(pipeline, GST_STATE_PLAYING) == GST_STATE_CHANGE_FAILURE {
+            // The element that failed has posted its reason on the bus.
+            throw nextError(waiting: .seconds(2)) ?? MediaError(.invalidPipeline, input: inputName,
+                                                                 reason: "the pipeline could not start")
+        }
+
+        var lastProgress = ContinuousClock.now
+        while true {
+            if stopSignal.isStopped { return .stopped }
+            if let error = nextError(waiting: .zero) {
+                try drainQueuedFrames(body)
+                throw error
+            }
+            if let sample = gst_app_sink_try_pull_sample(sink, Self.pollInterval) {
+                lastProgress = .now
+                guard let frame = VideoFrame(adopting: sample) else {
+                    throw MediaError(.decodeFailed, input: inputName, reason: "the appsink delivered a sample that is not raw video")
+                }
+                try body(frame)
+                continue
+            }
+            if gst_app_sink_is_eos(sink) != 0 { return .endOfStream }
+            if let stallTimeout, ContinuousClock.now - lastProgress > stallTimeout {
+                throw MediaError(.stalled, input: inputName, reason: "no frame for \(stallTimeout) (the pipeline stalled)")
+            }
+        }
+    }
+
+    private func drainQueuedFrames(_ body: (VideoFrame) throws -> Void) throws {
+        while let sample = gst_app_sink_try_pull_sample(sink, 0) {
+            if let frame = VideoFrame(adopting: sample) { try body(frame) }
+        }
+    }
+
+    /// Pops bus messages until an error (returned) or until none is left;
+    /// warnings are logged on the way.
+    private func nextError(waiting timeout: Duration) -> MediaError? {
+        let types = GstMessageType(GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue)
+        var wait = GstClockTime(timeout.components.seconds) * 1_000_000_000
+            + GstClockTime(timeout.components.attoseconds / 1_000_000_000)
+        while let message = gst_bus_timed_pop_filtered(bus, wait, types) {
+            defer { gst_message_unref(message) }
+            wait = 0
+            if hk_message_type(message) == GST_MESSAGE_WARNING {
+                var error: UnsafeMutablePointer<GError>?
+                var debug: UnsafeMutablePointer<gchar>?
+                gst_message_parse_warning(message, &error, &debug)
+                logger.warning("\(String(cString: hk_message_source_name(message))): \(error.map { String(cString: $0.pointee.message) } ?? "")")
+                g_clear_error(&error)
+                g_free(debug)
+                continue
+            }
+            return MediaError(parsing: message, input: inputName)
+        }
+        return nil
+    }
+
+    private static func assignInput(_ input: String, in bin: UnsafeMutablePointer<GstBin>, origin: String) throws(MediaError) {
+        guard let src = gst_bin_get_by_name(bin, "src") else {
+            throw MediaError(.invalidPipeline, input: origin, reason: "an input was given but the pipeline has no element named 'src'")
+        }
+        defer { gst_object_unref(src) }
+        if hk_object_has_property(src, "location") != 0 {
+            if let problem = InputFile.problem(with: input) {
+                throw MediaError(.unreadableInput, input: input, reason: problem)
+            }
+            gst_util_set_object_arg(UnsafeMutablePointer(OpaquePointer(src)), "location", input)
+        } else if hk_object_has_property(src, "device") != 0 {
+            gst_util_set_object_arg(UnsafeMutablePointer(OpaquePointer(src)), "device", input)
+        } else {
+            throw MediaError(.invalidPipeline, input: origin, reason: "the element named 'src' takes neither a location nor a device")
+        }
+    }
+}
+
+extension MediaError {
+    /// Turns a GStreamer ERROR message into our error: GStreamer's own
+    /// sentence, sharpened where its wording hides the real cause.
+    init(parsing message: UnsafeMutablePointer<GstMessage>, input: String) {
+        var error: UnsafeMutablePointer<GError>?
+        var debug: UnsafeMutablePointer<gchar>?
+        gst_message_parse_error(message, &error, &debug)
+        defer { g_clear_error(&error); g_free(debug) }
+        let text = error.map { String(cString: $0.pointee.message) } ?? "unknown GStreamer error"
+        let detail = debug.map { String(cString: $0) }
+        let domain = error?.pointee.domain ?? 0
+
+        let kind: Kind = domain == gst_resource_error_quark() ? .unreadableInput : .decodeFailed
+        var reason = text
+        if let detail {
+            if detail.contains("reason not-linked") || detail.contains("no video") {
+                reason = "has no video stream"
+            } else if detail.contains("no known streams found") {
+                reason = "\(text) (no playable stream; the file may be truncated or not a video)"
+            } else if text.hasPrefix("Internal data stream error") {
+                reason = "\(text) (\(detail.split(separator: "\n").last ?? ""))"
+            }
+        }
+        self.init(kind, input: input, reason: reason, detail: detail)
+    }
+}

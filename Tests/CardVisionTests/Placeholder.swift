@@ -1,0 +1,1 @@
+// placeholder until the vision tests land; delete me

@@ -1,0 +1,1 @@
+// placeholder until the session tests land; delete me
