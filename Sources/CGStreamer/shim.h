@@ -7,6 +7,7 @@
 #ifndef HKID_CGSTREAMER_SHIM_H
 #define HKID_CGSTREAMER_SHIM_H
 
+#include <string.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
 #include <gst/app/gstappsrc.h>
@@ -92,6 +93,34 @@ static inline void hk_sample_framerate(GstSample *sample, int *num, int *den) {
         *num = GST_VIDEO_INFO_FPS_N(&info);
         *den = GST_VIDEO_INFO_FPS_D(&info);
     }
+}
+
+/*
+ * A new buffer holding an I420 frame copied row by row from the caller's
+ * planes (any strides) into GStreamer's default layout for those caps.
+ * Returns NULL when the size does not match the caps.
+ */
+static inline GstBuffer *hk_i420_buffer_new(int width, int height,
+                                            const guint8 *y, int y_stride,
+                                            const guint8 *u, int u_stride,
+                                            const guint8 *v, int v_stride) {
+    GstVideoInfo info;
+    if (!gst_video_info_set_format(&info, GST_VIDEO_FORMAT_I420, (guint)width, (guint)height)) return NULL;
+    GstBuffer *buffer = gst_buffer_new_allocate(NULL, GST_VIDEO_INFO_SIZE(&info), NULL);
+    if (buffer == NULL) return NULL;
+    GstMapInfo map;
+    if (!gst_buffer_map(buffer, &map, GST_MAP_WRITE)) { gst_buffer_unref(buffer); return NULL; }
+    const guint8 *src[3] = { y, u, v };
+    const int src_stride[3] = { y_stride, u_stride, v_stride };
+    for (int p = 0; p < 3; p++) {
+        const int rows = p == 0 ? height : (height + 1) / 2;
+        const int bytes = p == 0 ? width : (width + 1) / 2;
+        guint8 *dst = map.data + GST_VIDEO_INFO_PLANE_OFFSET(&info, p);
+        const int dst_stride = GST_VIDEO_INFO_PLANE_STRIDE(&info, p);
+        for (int r = 0; r < rows; r++) memcpy(dst + (gsize)r * dst_stride, src[p] + (gsize)r * src_stride[p], (size_t)bytes);
+    }
+    gst_buffer_unmap(buffer, &map);
+    return buffer;
 }
 
 #endif /* HKID_CGSTREAMER_SHIM_H */

@@ -117,6 +117,7 @@ public final class FrameSource {
         }
 
         var lastProgress = ContinuousClock.now
+        var lastFrameEnd: Int64 = -1
         while true {
             if stopSignal.isStopped { return .stopped }
             if let error = nextError(waiting: .zero) {
@@ -128,14 +129,35 @@ public final class FrameSource {
                 guard let frame = VideoFrame(adopting: sample) else {
                     throw MediaError(.decodeFailed, input: inputName, reason: "the appsink delivered a sample that is not raw video")
                 }
+                if frame.pts >= 0 { lastFrameEnd = frame.pts + max(frame.duration, 0) }
                 try body(frame)
                 continue
             }
-            if gst_app_sink_is_eos(sink) != 0 { return .endOfStream }
+            if gst_app_sink_is_eos(sink) != 0 {
+                if let error = truncation(endedAt: lastFrameEnd) { throw error }
+                return .endOfStream
+            }
             if let stallTimeout, ContinuousClock.now - lastProgress > stallTimeout {
                 throw MediaError(.stalled, input: inputName, reason: "no frame for \(stallTimeout) (the pipeline stalled)")
             }
         }
+    }
+
+    /// A cut-off MP4 whose index sits at the front plays its first part and
+    /// then reaches a clean end of stream: GStreamer sees nothing wrong. The
+    /// container still declares the full duration, so compare the two.
+    private func truncation(endedAt lastFrameEnd: Int64) -> MediaError? {
+        var declared: gint64 = -1
+        guard gst_element_query_duration(pipeline, GST_FORMAT_TIME, &declared) != 0, declared > 0 else {
+            return nil
+        }
+        let lastFrameEnd = max(lastFrameEnd, 0)
+        // Half a second of slack covers edit lists and audio longer than video.
+        guard lastFrameEnd + 500_000_000 < Int64(declared) else { return nil }
+        let played = String(format: "%.2f", Double(lastFrameEnd) / 1e9)
+        let total = String(format: "%.2f", Double(declared) / 1e9)
+        return MediaError(.decodeFailed, input: inputName,
+                          reason: "the file is truncated: decoding stopped at \(played) s of \(total) s")
     }
 
     private func drainQueuedFrames(_ body: (VideoFrame) throws -> Void) throws {

@@ -30,6 +30,8 @@ public final class VideoFrame: @unchecked Sendable {
     public let format: PixelFormat
     /// Presentation timestamp in nanoseconds (stream time of the buffer).
     public let pts: Int64
+    /// Duration in nanoseconds, -1 when the stream does not say.
+    public let duration: Int64
     /// Up to three planes (Y, U, V for I420; Y, UV for NV12; one for packed formats).
     public let planes: [UnsafePointer<UInt8>]
     public let strides: [Int]
@@ -51,6 +53,7 @@ public final class VideoFrame: @unchecked Sendable {
         height = Int(mapping.height)
         format = PixelFormat(mapping.format)
         pts = hk_clock_time_is_valid(mapping.pts) != 0 ? Int64(mapping.pts) : -1
+        duration = hk_clock_time_is_valid(mapping.duration) != 0 ? Int64(mapping.duration) : -1
         let count = Int(mapping.n_planes)
         planes = withUnsafeBytes(of: mapping.planes) { raw in
             (0..<count).map { raw.load(fromByteOffset: $0 * MemoryLayout<UnsafePointer<UInt8>>.stride, as: UnsafePointer<UInt8>.self) }

@@ -1,0 +1,111 @@
+import Foundation
+import Testing
+@testable import HKIDMedia
+
+@Suite("Frame source on real GStreamer pipelines")
+struct FrameSourceTests {
+    @Test("replay delivers every frame, in order, with its timestamp and I420 planes")
+    func replayDeliversEveryFrame() throws {
+        let path = try Fixtures.movingSquare()
+        let source = try FrameSource(.replay, input: path)
+        var timestamps: [Int64] = []
+        var squareColumns: [Int] = []
+        let ending = try source.run { frame in
+            #expect(frame.format == .i420)
+            #expect(frame.width == 320 && frame.height == 240)
+            #expect(frame.planes.count == 3 && frame.strides[0] >= 320)
+            timestamps.append(frame.pts)
+            // Find the square's left edge on row 120 of the Y plane.
+            let row = frame.planes[0] + 120 * frame.strides[0]
+            squareColumns.append((0..<320).first { row[$0] > 150 } ?? -1)
+        }
+        #expect(ending == .endOfStream)
+        #expect(timestamps.count == Fixtures.squareFrames)
+        #expect(timestamps == timestamps.sorted())
+        #expect(abs(timestamps[1] - timestamps[0] - 66_666_666) < 1_000_000)
+        // Every frame arrives, none twice: the square advances 4 px a frame.
+        #expect(squareColumns.enumerated().allSatisfy { abs($1 - ($0 * 4) % 280) <= 2 })
+    }
+
+    @Test("a missing file is named with the reason, before GStreamer runs")
+    func missingFile() throws {
+        let error = #expect(throws: MediaError.self) { try FrameSource(.replay, input: "/nonexistent/clip.mp4") }
+        #expect(error?.description == "/nonexistent/clip.mp4: no such file")
+        #expect(error?.kind == .unreadableInput)
+    }
+
+    @Test("a directory and an empty file are refused with their own reasons")
+    func directoryAndEmptyFile() throws {
+        let directoryError = #expect(throws: MediaError.self) { try FrameSource(.replay, input: Fixtures.directory) }
+        #expect(directoryError?.reason == "is a directory, not a video file")
+        let empty = try Fixtures.file(named: "empty.mp4", contents: Data())
+        let emptyError = #expect(throws: MediaError.self) { try FrameSource(.replay, input: empty) }
+        #expect(emptyError?.reason == "is empty")
+    }
+
+    @Test("a file that is not video ends with GStreamer's reason within seconds")
+    func notVideo() throws {
+        let path = try Fixtures.file(named: "notes.mp4", contents: Data(String(repeating: "not a video\n", count: 400).utf8))
+        let started = ContinuousClock.now
+        let source = try FrameSource(.replay, input: path)
+        var frames = 0
+        let error = #expect(throws: MediaError.self) { try source.run { _ in frames += 1 } }
+        #expect(frames == 0)
+        #expect(error?.kind == .decodeFailed)
+        #expect(error?.description.hasPrefix(path + ": ") == true)
+        #expect(error?.reason.isEmpty == false)
+        #expect(ContinuousClock.now - started < .seconds(5))
+    }
+
+    @Test("random bytes named .mp4 fail cleanly")
+    func randomBytes() throws {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = Data((0..<50_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let path = try Fixtures.file(named: "random.mp4", contents: bytes)
+        let source = try FrameSource(.replay, input: path)
+        #expect(throws: MediaError.self) { try source.run { _ in } }
+    }
+
+    @Test("a truncated MP4 yields the frames before the cut, then an error", arguments: [0.5, 0.9])
+    func truncated(fraction: Double) throws {
+        let path = try Fixtures.truncated(try Fixtures.movingSquare(), fraction: fraction)
+        let source = try FrameSource(.replay, input: path)
+        var frames = 0
+        do {
+            try source.run { _ in frames += 1 }
+            Issue.record("a truncated file played to the end without an error")
+        } catch let error as MediaError {
+            #expect(error.description.hasPrefix(path + ": the file is truncated: decoding stopped at "))
+            #expect(error.description.hasSuffix(" of 3.00 s"))
+        }
+        #expect(frames > 0 && frames < Fixtures.squareFrames)
+    }
+
+    @Test("an unknown element is reported by name")
+    func unknownElement() throws {
+        let description = PipelineDescription(text: "filesrc name=src ! nosuchdecoder ! appsink name=sink", origin: "custom.pipeline")
+        let error = #expect(throws: MediaError.self) { try FrameSource(description, input: "/etc/hostname") }
+        #expect(error?.kind == .invalidPipeline)
+        #expect(error?.description == "custom.pipeline: no element \"nosuchdecoder\"")
+    }
+
+    @Test("a pipeline without an appsink named sink is refused")
+    func missingSink() throws {
+        let description = PipelineDescription(text: "videotestsrc name=src ! fakesink name=sink", origin: "custom.pipeline")
+        let error = #expect(throws: MediaError.self) { try FrameSource(description, input: nil) }
+        #expect(error?.reason == "the element named 'sink' is not an appsink")
+    }
+
+    @Test("stop() from another thread ends a live source promptly")
+    func stopLiveSource() throws {
+        let source = try FrameSource(.testPattern, input: nil, stallTimeout: nil)
+        let signal = source.stopSignal
+        var frames = 0
+        let ending = try source.run { _ in
+            frames += 1
+            if frames == 5 { Thread.detachNewThread { signal.stop() } }
+        }
+        #expect(ending == .stopped)
+        #expect(frames >= 5 && frames < 30)
+    }
+}
