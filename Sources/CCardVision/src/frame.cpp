@@ -1,0 +1,136 @@
+// frame.cpp — what the caller's memory looks like: validation, the zero-copy
+// luma view, and full-colour warps straight from the source planes.
+//
+// YUV is taken as full range (JPEG/BT.601 coefficients), which is what UVC
+// webcams deliver after MJPEG decoding and what makes "luma >= 250" mean
+// saturated.
+#include "internal.hpp"
+
+#include <opencv2/imgproc.hpp>
+
+namespace cardvision {
+
+static constexpr int kMaxDimension = 16384;
+
+static int plane_count(cv_pixel_format f) {
+    switch (f) {
+    case CV_PIXEL_GRAY8: case CV_PIXEL_BGR: case CV_PIXEL_BGRA: return 1;
+    case CV_PIXEL_NV12: return 2;
+    case CV_PIXEL_I420: return 3;
+    }
+    return 0;
+}
+
+cv_status validate_image(const cv_image *image) {
+    if (!image) return CV_ERR_NULL;
+    const int f = image->format;
+    if (f < CV_PIXEL_GRAY8 || f > CV_PIXEL_BGRA) return CV_ERR_FORMAT;
+    const int w = image->width, h = image->height;
+    if (w <= 0 || h <= 0 || w > kMaxDimension || h > kMaxDimension) return CV_ERR_SIZE;
+    const bool chroma_subsampled = f == CV_PIXEL_I420 || f == CV_PIXEL_NV12;
+    if (chroma_subsampled && ((w & 1) || (h & 1))) return CV_ERR_SIZE;
+    const int n = plane_count(image->format);
+    for (int i = 0; i < n; ++i)
+        if (!image->planes[i]) return CV_ERR_NULL;
+    int row_bytes[3] = {w, 0, 0};
+    switch (image->format) {
+    case CV_PIXEL_BGR: row_bytes[0] = 3 * w; break;
+    case CV_PIXEL_BGRA: row_bytes[0] = 4 * w; break;
+    case CV_PIXEL_NV12: row_bytes[1] = w; break;            // w/2 UV pairs
+    case CV_PIXEL_I420: row_bytes[1] = row_bytes[2] = w / 2; break;
+    default: break;
+    }
+    for (int i = 0; i < n; ++i)
+        if (image->strides[i] < row_bytes[i]) return CV_ERR_STRIDE;
+    return CV_OK;
+}
+
+static cv::Mat wrap(const uint8_t *p, int rows, int cols, int type, int stride) {
+    return cv::Mat(rows, cols, type, const_cast<uint8_t *>(p), size_t(stride));
+}
+
+cv::Mat luma_of(const cv_image &im, cv::Mat &scratch) {
+    switch (im.format) {
+    case CV_PIXEL_GRAY8: case CV_PIXEL_I420: case CV_PIXEL_NV12:
+        return wrap(im.planes[0], im.height, im.width, CV_8UC1, im.strides[0]);
+    case CV_PIXEL_BGR:
+        cv::cvtColor(wrap(im.planes[0], im.height, im.width, CV_8UC3, im.strides[0]), scratch,
+                     cv::COLOR_BGR2GRAY);
+        return scratch;
+    case CV_PIXEL_BGRA:
+        cv::cvtColor(wrap(im.planes[0], im.height, im.width, CV_8UC4, im.strides[0]), scratch,
+                     cv::COLOR_BGRA2GRAY);
+        return scratch;
+    }
+    return cv::Mat();
+}
+
+// Full-range Y'CbCr (JPEG) to BGR.
+static cv::Mat yuv_full_range_to_bgr(const cv::Mat &y, const cv::Mat &u_half, const cv::Mat &v_half) {
+    cv::Mat u, v, yuv, bgr;
+    cv::resize(u_half, u, y.size(), 0, 0, cv::INTER_LINEAR);
+    cv::resize(v_half, v, y.size(), 0, 0, cv::INTER_LINEAR);
+    cv::merge(std::vector<cv::Mat>{y, u, v}, yuv);
+    const cv::Matx34f m(1.f, 1.772f, 0.f, -1.772f * 128.f,
+                        1.f, -0.344136f, -0.714136f, (0.344136f + 0.714136f) * 128.f,
+                        1.f, 0.f, 1.402f, -1.402f * 128.f);
+    cv::transform(yuv, bgr, m);
+    return bgr;
+}
+
+cv::Mat warp_colour(const cv_image &im, const cv::Matx33d &H, int w, int h) {
+    const int flags = cv::INTER_LINEAR | cv::WARP_INVERSE_MAP;
+    const cv::Size size(w, h);
+    cv::Mat out;
+    switch (im.format) {
+    case CV_PIXEL_GRAY8: {
+        cv::Mat g;
+        cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC1, im.strides[0]), g, H,
+                            size, flags, cv::BORDER_REPLICATE);
+        cv::cvtColor(g, out, cv::COLOR_GRAY2BGR);
+        return out;
+    }
+    case CV_PIXEL_BGR:
+        cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC3, im.strides[0]), out, H,
+                            size, flags, cv::BORDER_REPLICATE);
+        return out;
+    case CV_PIXEL_BGRA: {
+        cv::Mat a;
+        cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC4, im.strides[0]), a, H,
+                            size, flags, cv::BORDER_REPLICATE);
+        cv::cvtColor(a, out, cv::COLOR_BGRA2BGR);
+        return out;
+    }
+    case CV_PIXEL_I420: case CV_PIXEL_NV12: {
+        // Warp each plane on its own grid. A chroma sample (i) sits at luma
+        // coordinate 2i + 0.5, so raster-chroma -> image-chroma is
+        // A * H * B with B: c -> 2c + 0.5 and A: x -> (x - 0.5) / 2.
+        const cv::Matx33d B(2, 0, 0.5, 0, 2, 0.5, 0, 0, 1);
+        const cv::Matx33d A(0.5, 0, -0.25, 0, 0.5, -0.25, 0, 0, 1);
+        const cv::Matx33d Hc = A * H * B;
+        const int cw = im.width / 2, ch = im.height / 2;
+        const cv::Size half((w + 1) / 2, (h + 1) / 2);
+        cv::Mat y, u, v;
+        cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC1, im.strides[0]), y, H,
+                            size, flags, cv::BORDER_REPLICATE);
+        if (im.format == CV_PIXEL_I420) {
+            cv::warpPerspective(wrap(im.planes[1], ch, cw, CV_8UC1, im.strides[1]), u, Hc, half, flags,
+                                cv::BORDER_REPLICATE);
+            cv::warpPerspective(wrap(im.planes[2], ch, cw, CV_8UC1, im.strides[2]), v, Hc, half, flags,
+                                cv::BORDER_REPLICATE);
+        } else {
+            cv::Mat uv;
+            cv::warpPerspective(wrap(im.planes[1], ch, cw, CV_8UC2, im.strides[1]), uv, Hc, half, flags,
+                                cv::BORDER_REPLICATE);
+            cv::Mat parts[2];
+            cv::split(uv, parts);
+            u = parts[0];
+            v = parts[1];
+        }
+        return yuv_full_range_to_bgr(y, u, v);
+    }
+    }
+    return out;
+}
+
+}  // namespace cardvision

@@ -1,0 +1,120 @@
+// geometry.cpp — the card model: corner order, convexity, and whether a quad
+// can be an ID-1 card seen through a pinhole camera.
+#include "internal.hpp"
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cardvision {
+
+static double cross(cv::Point2f o, cv::Point2f a, cv::Point2f b) {
+    return double(a.x - o.x) * (b.y - o.y) - double(a.y - o.y) * (b.x - o.x);
+}
+
+Quad order_corners(const std::array<cv::Point2f, 4> &points) {
+    cv::Point2f c(0, 0);
+    for (auto &p : points) c += p * 0.25f;
+    // Increasing atan2 with y pointing down walks the corners clockwise as
+    // seen on screen: left, top, right, bottom.
+    std::array<cv::Point2f, 4> cw = points;
+    std::sort(cw.begin(), cw.end(), [&](cv::Point2f a, cv::Point2f b) {
+        return std::atan2(a.y - c.y, a.x - c.x) < std::atan2(b.y - c.y, b.x - c.x);
+    });
+    auto len = [&](int i) { return cv::norm(cw[(i + 1) % 4] - cw[i]); };
+    // The long pair of opposite sides is the card's top and bottom edges
+    // (foreshortening of up to ~50 degrees keeps them the longer pair).
+    int first = (len(0) + len(2) >= len(1) + len(3)) ? 0 : 1;
+    int second = first + 2;
+    auto mid_y = [&](int i) { return 0.5f * (cw[i].y + cw[(i + 1) % 4].y); };
+    int top = mid_y(first) <= mid_y(second) ? first : second;
+    Quad q;
+    for (int k = 0; k < 4; ++k) q[k] = cw[(top + k) % 4];
+    return q;
+}
+
+bool is_convex(const Quad &q) {
+    int sign = 0;
+    for (int i = 0; i < 4; ++i) {
+        double z = cross(q[i], q[(i + 1) % 4], q[(i + 2) % 4]);
+        if (std::abs(z) < 1e-9) return false;
+        int s = z > 0 ? 1 : -1;
+        if (sign == 0) sign = s;
+        else if (s != sign) return false;
+    }
+    return true;
+}
+
+double quad_area(const Quad &q) {
+    double a = 0;
+    for (int i = 0; i < 4; ++i) {
+        const auto &p = q[i], &n = q[(i + 1) % 4];
+        a += double(p.x) * n.y - double(n.x) * p.y;
+    }
+    return std::abs(a) * 0.5;
+}
+
+double min_side(const Quad &q) {
+    double m = 1e30;
+    for (int i = 0; i < 4; ++i) m = std::min(m, cv::norm(q[(i + 1) % 4] - q[i]));
+    return m;
+}
+
+double mean_width(const Quad &q) {
+    return 0.5 * (cv::norm(q[1] - q[0]) + cv::norm(q[2] - q[3]));
+}
+
+Quad scale_quad(const Quad &q, float s, cv::Point2f offset) {
+    Quad r;
+    for (int i = 0; i < 4; ++i) r[i] = q[i] * s + offset;
+    return r;
+}
+
+std::optional<cv::Point2f> intersect(const cv::Vec4f &a, const cv::Vec4f &b) {
+    // a: p + t*u, b: q + s*v
+    double ux = a[0], uy = a[1], vx = b[0], vy = b[1];
+    double den = ux * vy - uy * vx;
+    if (std::abs(den) < 1e-9) return std::nullopt;
+    double dx = b[2] - a[2], dy = b[3] - a[3];
+    double t = (dx * vy - dy * vx) / den;
+    return cv::Point2f(float(a[2] + t * ux), float(a[3] + t * uy));
+}
+
+PlaneShape plane_shape(const Quad &q, cv::Size image, double f) {
+    // H maps the unit square onto normalised image points; for a planar
+    // rectangle of size a x b, H ~ [a*r1, b*r2, t], so |h1|/|h2| = a/b and
+    // h1.h2 = 0.
+    const double cx = (image.width - 1) * 0.5, cy = (image.height - 1) * 0.5;
+    cv::Point2f src[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
+    cv::Point2f dst[4];
+    for (int i = 0; i < 4; ++i) dst[i] = {float((q[i].x - cx) / f), float((q[i].y - cy) / f)};
+    cv::Mat H = cv::getPerspectiveTransform(src, dst);
+    cv::Vec3d h1(H.at<double>(0, 0), H.at<double>(1, 0), H.at<double>(2, 0));
+    cv::Vec3d h2(H.at<double>(0, 1), H.at<double>(1, 1), H.at<double>(2, 1));
+    double n1 = cv::norm(h1), n2 = cv::norm(h2);
+    PlaneShape s;
+    if (n1 < 1e-12 || n2 < 1e-12) return s;
+    s.aspect = n1 / n2;
+    s.corner_cos = h1.dot(h2) / (n1 * n2);
+    return s;
+}
+
+bool card_shaped(const Quad &q, cv::Size image, double f) {
+    if (!is_convex(q)) return false;
+    PlaneShape s = plane_shape(q, image, f);
+    // Tolerant: the configured focal length may be off by tens of percent,
+    // which skews the recovered shape of strongly tilted cards.
+    return s.aspect > kCardAspect * 0.80 && s.aspect < kCardAspect * 1.25 &&
+           std::abs(s.corner_cos) < 0.22;
+}
+
+cv::Matx33d raster_to_quad(const Quad &q, int w, int h) {
+    // Raster pixel centres at integers: the card spans [-0.5, w-0.5].
+    cv::Point2f src[4] = {{-0.5f, -0.5f}, {w - 0.5f, -0.5f}, {w - 0.5f, h - 0.5f}, {-0.5f, h - 0.5f}};
+    cv::Point2f dst[4] = {q[0], q[1], q[2], q[3]};
+    cv::Mat H = cv::getPerspectiveTransform(src, dst);
+    return cv::Matx33d(H);
+}
+
+}  // namespace cardvision

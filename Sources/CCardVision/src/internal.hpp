@@ -1,0 +1,140 @@
+// internal.hpp — types shared by the files of the card vision shim.
+//
+// Reading order: geometry (the card model and quad checks), detect (find a
+// card-like quad in a downscaled frame), refine (fit the four edges at full
+// resolution), pose (3D angles from the quad), smoothing, photometry (glare,
+// sharpness), still (the best front-on picture), tracker (ties them together),
+// api (the extern "C" boundary).
+#pragma once
+
+#include <opencv2/core.hpp>
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "card_vision.h"
+
+namespace cardvision {
+
+// ISO/IEC 7810 ID-1.
+constexpr double kCardWidthMm = 85.60;
+constexpr double kCardHeightMm = 53.98;
+constexpr double kCardAspect = kCardWidthMm / kCardHeightMm;  // 1.586
+constexpr double kCornerRadiusMm = 3.18;
+constexpr double kPi = 3.14159265358979323846;
+
+// Corners of the card face: top-left, top-right, bottom-right, bottom-left.
+using Quad = std::array<cv::Point2f, 4>;
+
+// ---- geometry.cpp -------------------------------------------------------
+// Orders four points as TL, TR, BR, BL of a landscape card that is rolled by
+// less than 90 degrees: the top edge is the long side nearer the image top.
+Quad order_corners(const std::array<cv::Point2f, 4> &points);
+bool is_convex(const Quad &q);
+double quad_area(const Quad &q);
+double min_side(const Quad &q);
+double mean_width(const Quad &q);  // mean of top and bottom edge lengths
+Quad scale_quad(const Quad &q, float s, cv::Point2f offset = {0, 0});
+// Intersection of two lines given as (vx, vy, x0, y0); nullopt if parallel.
+std::optional<cv::Point2f> intersect(const cv::Vec4f &a, const cv::Vec4f &b);
+
+// The shape of the plane rectangle the quad is the image of, given the focal
+// length and a principal point at the image centre: its aspect (width/height)
+// and the cosine of its corner angle (0 for a true rectangle).
+struct PlaneShape {
+    double aspect = 0;
+    double corner_cos = 1;
+};
+PlaneShape plane_shape(const Quad &q, cv::Size image, double focal_px);
+// True when the quad can be an ID-1 card seen in perspective.
+bool card_shaped(const Quad &q, cv::Size image, double focal_px);
+// Homography mapping a (w x h) rectified card raster onto the quad.
+cv::Matx33d raster_to_quad(const Quad &q, int w, int h);
+
+// ---- frame.cpp ----------------------------------------------------------
+// Checks an input image; CV_OK or the error to return.
+cv_status validate_image(const cv_image *image);
+// Luma plane as a cv::Mat: wraps the Y plane (no copy) for GRAY8/I420/NV12,
+// converts BGR/BGRA into scratch.
+cv::Mat luma_of(const cv_image &image, cv::Mat &scratch);
+// Warps the card face in full colour from the source planes into a BGR raster
+// of size (w x h); H maps raster pixels to full-resolution image pixels.
+cv::Mat warp_colour(const cv_image &image, const cv::Matx33d &H, int w, int h);
+
+// ---- detect.cpp ---------------------------------------------------------
+struct Detection {
+    Quad quad;          // full-resolution pixels, coarse (from the small image)
+    double score = 0;   // edge support 0..1
+    float pixel_error;  // expected corner error in full-resolution pixels
+};
+// Searches roi of luma (downscaled so its long side is long_side) for the
+// most card-like quad.
+std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long_side,
+                                     double focal_px);
+
+// ---- refine.cpp ---------------------------------------------------------
+struct Refinement {
+    Quad quad;
+    std::array<float, 4> support{};  // per side: fraction of samples on the fitted line
+    float confidence = 0;
+    bool ok = false;
+};
+// Fits the four card edges near guess at full resolution: gradient maxima
+// along the normals within +-radius pixels, robust line fit, intersection.
+Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius);
+
+// ---- pose.cpp -----------------------------------------------------------
+struct Pose {
+    double yaw = 0, pitch = 0, roll = 0;  // degrees, SPEC section 1 signs
+    bool ok = false;
+};
+double focal_from_hfov(double hfov_deg, int width);
+Pose pose_from_quad(const Quad &q, cv::Size image, double focal_px);
+// Focal length implied by the quad being a rectangle (orthogonality and
+// equal-scale constraints), or nullopt when the perspective is too weak.
+std::optional<double> focal_from_quad(const Quad &q, cv::Size image);
+
+// ---- smoothing.cpp ------------------------------------------------------
+// One-Euro filter (Casiez et al. 2012): heavy smoothing at rest, little lag
+// when the signal moves fast.
+class OneEuroFilter {
+public:
+    OneEuroFilter(double min_cutoff_hz = 1.0, double beta = 0.05, double d_cutoff_hz = 1.0)
+        : min_cutoff_(min_cutoff_hz), beta_(beta), d_cutoff_(d_cutoff_hz) {}
+    double filter(double x, double dt_s);
+    void reset() { initialised_ = false; }
+private:
+    double min_cutoff_, beta_, d_cutoff_;
+    bool initialised_ = false;
+    double x_ = 0, dx_ = 0;
+};
+
+// Robust running focal estimate (median of recent accepted estimates).
+class FocalEstimator {
+public:
+    void add(double f) {
+        samples_.push_back(f);
+        if (samples_.size() > 31) samples_.erase(samples_.begin());
+    }
+    std::optional<double> value() const;
+    void reset() { samples_.clear(); }
+private:
+    std::vector<double> samples_;
+};
+
+// ---- photometry.cpp -----------------------------------------------------
+struct Photometry {
+    float glare = 0, glare_blob = 0, sharpness = 0;
+};
+// Rectifies the card's luma (small raster) and measures glare and focus.
+Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma);
+
+// ---- still.cpp ----------------------------------------------------------
+cv::Rect2d portrait_area(cv_card_type type);
+// The portrait crop of a rectified still: the layout area, tightened around
+// the largest face the cascade finds in it (if any).
+cv::Mat head_crop(const cv::Mat &still_bgr, cv_card_type type, void *cascade /* cv::CascadeClassifier* or null */);
+
+}  // namespace cardvision

@@ -1,0 +1,35 @@
+// smoothing.cpp — temporal filters: the One-Euro filter for the angles and
+// the running median of the focal length estimated from the card.
+#include "internal.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace cardvision {
+
+std::optional<double> FocalEstimator::value() const {
+    if (samples_.size() < 5) return std::nullopt;
+    std::vector<double> s = samples_;
+    std::nth_element(s.begin(), s.begin() + s.size() / 2, s.end());
+    return s[s.size() / 2];
+}
+
+double OneEuroFilter::filter(double x, double dt) {
+    auto alpha = [](double cutoff, double dt_s) {
+        double tau = 1.0 / (2 * kPi * cutoff);
+        return 1.0 / (1.0 + tau / dt_s);
+    };
+    if (!initialised_ || !(dt > 0)) {
+        initialised_ = true;
+        x_ = x;
+        dx_ = 0;
+        return x_;
+    }
+    double dx = (x - x_) / dt;
+    dx_ += alpha(d_cutoff_, dt) * (dx - dx_);
+    double cutoff = min_cutoff_ + beta_ * std::abs(dx_);
+    x_ += alpha(cutoff, dt) * (x - x_);
+    return x_;
+}
+
+}  // namespace cardvision

@@ -1,0 +1,209 @@
+// tracker.cpp — one frame at a time: where is the card, how is it turned,
+// how good is the picture.
+//
+// While a card is tracked, its edges are refitted at full resolution around
+// a constant-velocity prediction (cheap: a few thousand pixel reads). When
+// that fails, the neighbourhood of the prediction is searched, then the whole
+// frame. A lost card is reported on the very frame its edges disappear.
+#include "tracker.hpp"
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include <cmath>
+
+namespace cardvision {
+
+Tracker::Tracker(const cv_config &config) : config_(config) {
+    if (config.face_cascade_path == nullptr)
+        cascade_path_ = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml";
+    else
+        cascade_path_ = config.face_cascade_path;
+    config_.face_cascade_path = nullptr;  // do not keep the caller's pointer
+}
+
+void Tracker::lose() {
+    tracking_ = false;
+    has_prev_quad_ = false;
+    has_pose_ = false;
+    yaw_f_.reset();
+    pitch_f_.reset();
+    roll_f_.reset();
+    speed_ = 0;
+}
+
+void Tracker::reset() {
+    lose();
+    focal_.reset();
+    clear_still();
+    frame_size_ = cv::Size();
+}
+
+std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal) {
+    Refinement r = refine_quad(luma, guess, radius);
+    if (!r.ok) return std::nullopt;
+    // A second, narrow pass around the first fit settles the sub-pixel edge.
+    Refinement fine = refine_quad(luma, r.quad, 3.0f);
+    if (fine.ok) r = fine;
+    const cv::Size size(luma.cols, luma.rows);
+    if (!card_shaped(r.quad, size, focal)) return std::nullopt;
+    if (min_side(r.quad) < 12) return std::nullopt;
+    return r;
+}
+
+std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
+    auto d = detect_card(luma, roi, config_.detect_long_side, focal);
+    if (!d) return std::nullopt;
+    return polish(luma, d->quad, d->pixel_error + 2.0f, focal);
+}
+
+std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
+    Quad predicted = quad_;
+    double motion = 0;
+    if (has_prev_quad_) {
+        for (int i = 0; i < 4; ++i) {
+            cv::Point2f v = quad_[i] - prev_quad_[i];
+            predicted[i] += v;
+            motion = std::max(motion, cv::norm(v));
+        }
+    }
+    const float radius = float(std::clamp(6.0 + 0.5 * motion + 0.01 * mean_width(quad_), 6.0, 60.0));
+    return polish(luma, predicted, radius, focal);
+}
+
+void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out) {
+    out = cv_measurement{};
+    out.pts_ns = pts_ns;
+    cv::Mat luma = luma_of(image, luma_scratch_);
+    const cv::Size size(luma.cols, luma.rows);
+    if (size != frame_size_) {
+        lose();
+        focal_.reset();
+        frame_size_ = size;
+    }
+    const double focal_cfg = focal_from_hfov(config_.hfov_deg, size.width);
+    double focal = focal_cfg;
+    if (config_.estimate_focal)
+        if (auto f = focal_.value()) focal = *f;
+
+    std::optional<Refinement> found;
+    if (tracking_) {
+        found = track(luma, focal);
+        if (!found) {
+            // Local search around where the card was.
+            cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(quad_.begin(), quad_.end()));
+            int mx = box.width / 2, my = box.height / 2;
+            cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
+            found = search(luma, roi, focal);
+        }
+    }
+    if (!found) {
+        out.searched_full_frame = 1;
+        found = search(luma, cv::Rect(0, 0, size.width, size.height), focal);
+    }
+    if (!found) {
+        lose();
+        return;
+    }
+
+    const Quad q = found->quad;
+    const double dt = tracking_ ? double(pts_ns - last_pts_) * 1e-9 : 0.0;
+    const bool continuous = tracking_ && dt > 0 && dt < 1.0;
+    if (tracking_) {
+        prev_quad_ = quad_;
+        has_prev_quad_ = true;
+    }
+    quad_ = q;
+    tracking_ = true;
+    last_pts_ = pts_ns;
+
+    // Focal length from the card itself, when its perspective is strong
+    // enough to say something and the answer is plausible.
+    Pose pose_cfg = pose_from_quad(q, size, focal_cfg);
+    if (config_.estimate_focal && pose_cfg.ok) {
+        const double tilt = std::acos(std::cos(pose_cfg.yaw * kPi / 180) * std::cos(pose_cfg.pitch * kPi / 180)) * 180 / kPi;
+        if (tilt > 18)
+            if (auto f = focal_from_quad(q, size))
+                if (*f > 0.6 * focal_cfg && *f < 1.7 * focal_cfg) focal_.add(*f);
+    }
+    Pose pose = focal == focal_cfg ? pose_cfg : pose_from_quad(q, size, focal);
+    if (!pose.ok) pose = pose_cfg;
+
+    if (!continuous) {
+        yaw_f_.reset();
+        pitch_f_.reset();
+        roll_f_.reset();
+    }
+    const double step = continuous ? dt : 1.0 / 30;
+    const double yaw = yaw_f_.filter(pose.yaw, step), pitch = pitch_f_.filter(pose.pitch, step),
+                 roll = roll_f_.filter(pose.roll, step);
+    if (continuous && has_pose_) {
+        const double d = std::sqrt((yaw - yaw_) * (yaw - yaw_) + (pitch - pitch_) * (pitch - pitch_) +
+                                   (roll - roll_) * (roll - roll_));
+        speed_ = 0.5 * speed_ + 0.5 * (d / dt);
+    } else {
+        speed_ = 0;
+    }
+    yaw_ = yaw;
+    pitch_ = pitch;
+    roll_ = roll;
+    has_pose_ = true;
+
+    out.found = 1;
+    out.confidence = found->confidence;
+    for (int i = 0; i < 4; ++i) {
+        out.corners[2 * i] = q[i].x;
+        out.corners[2 * i + 1] = q[i].y;
+    }
+    out.yaw = float(yaw);
+    out.pitch = float(pitch);
+    out.roll = float(roll);
+    out.speed_dps = float(speed_);
+    out.width_ratio = float(mean_width(q) / size.width);
+    const float mx = 0.01f * size.width, my = 0.01f * size.height;
+    for (auto &p : q)
+        if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) out.touches_border = 1;
+    Photometry ph = measure_photometry(luma, q, config_.glare_luma);
+    out.glare = ph.glare;
+    out.glare_blob = ph.glare_blob;
+    out.sharpness = ph.sharpness;
+    out.focal_px = float(focal);
+
+    if (std::abs(yaw) < config_.front_max_deg && std::abs(pitch) < config_.front_max_deg && !out.touches_border) {
+        // Sharp beats blurred, glare costs, and a squarer view wins ties.
+        const double score = ph.sharpness - ph.glare - 0.005 * (std::abs(yaw) + std::abs(pitch));
+        keep_still_if_better(image, q, score, pts_ns);
+    }
+}
+
+void Tracker::keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts) {
+    if (!still_.empty() && score <= still_score_ + 0.005) return;
+    const int w = config_.still_width & ~1;
+    const int h = int(std::lround(w / kCardAspect)) & ~1;
+    still_ = warp_colour(image, raster_to_quad(q, w, h), w, h);
+    still_score_ = score;
+    still_pts_ = pts;
+}
+
+bool Tracker::has_still(int64_t *pts) const {
+    if (still_.empty()) return false;
+    if (pts) *pts = still_pts_;
+    return true;
+}
+
+cv_status Tracker::encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg) {
+    if (still_.empty()) return CV_ERR_NO_STILL;
+    cv::Mat picture = still_;
+    if (kind == CV_STILL_HEAD) {
+        if (!cascade_tried_ && !cascade_path_.empty()) {
+            cascade_tried_ = true;
+            if (!cascade_.load(cascade_path_)) cascade_ = cv::CascadeClassifier();
+        }
+        picture = head_crop(still_, config_.card_type, cascade_.empty() ? nullptr : &cascade_);
+    }
+    std::vector<int> params = {cv::IMWRITE_JPEG_QUALITY, config_.jpeg_quality};
+    if (!cv::imencode(".jpg", picture, jpeg, params)) return CV_ERR_INTERNAL;
+    return CV_OK;
+}
+
+}  // namespace cardvision

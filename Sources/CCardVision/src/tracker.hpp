@@ -1,0 +1,59 @@
+// tracker.hpp — one card holder's tracker: search, track, pose, photometry,
+// and the best front-on still.
+#pragma once
+
+#include "internal.hpp"
+
+#include <opencv2/objdetect.hpp>
+
+#include <string>
+
+namespace cardvision {
+
+class Tracker {
+public:
+    explicit Tracker(const cv_config &config);
+
+    void reset();
+    void set_card_type(cv_card_type t) { config_.card_type = t; }
+    // image has been validated.
+    void process(const cv_image &image, int64_t pts_ns, cv_measurement &out);
+
+    bool has_still(int64_t *pts) const;
+    void clear_still() { still_ = cv::Mat(); still_score_ = -1e9; }
+    // Encoded JPEG of the kept still or its portrait crop; empty if none.
+    cv_status encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg);
+
+private:
+    std::optional<Refinement> track(const cv::Mat &luma, double focal);
+    std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
+    std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal);
+    void lose();
+    void keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts);
+
+    cv_config config_;
+    std::string cascade_path_;  // "" = no face detection
+    cv::CascadeClassifier cascade_;
+    bool cascade_tried_ = false;
+
+    // Tracking state.
+    bool tracking_ = false;
+    Quad quad_{}, prev_quad_{};
+    bool has_prev_quad_ = false;
+    int64_t last_pts_ = 0;
+    cv::Size frame_size_;
+    cv::Mat luma_scratch_;
+
+    // Pose state.
+    OneEuroFilter yaw_f_, pitch_f_, roll_f_;
+    bool has_pose_ = false;
+    double yaw_ = 0, pitch_ = 0, roll_ = 0, speed_ = 0;
+    FocalEstimator focal_;
+
+    // The kept still.
+    cv::Mat still_;
+    int64_t still_pts_ = 0;
+    double still_score_ = -1e9;
+};
+
+}  // namespace cardvision
