@@ -1,0 +1,107 @@
+import CCardVision
+import Foundation
+import Logging
+
+/// Owns one `cv_tracker` (the C shim's per-holder state).
+///
+/// Not Sendable: the shim forbids using one tracker from two threads at once,
+/// and the session guarantees that by touching it only under its analysis lock.
+final class CardTracker {
+    private let handle: OpaquePointer
+    private let logger: Logger
+
+    init(configuration: LivenessConfiguration, logger: Logger) throws(LivenessError) {
+        var config = cv_config()
+        cv_config_default(&config)
+        config.card_type = configuration.cardType.cValue
+        config.hfov_deg = configuration.hfovDegrees
+        config.estimate_focal = configuration.estimatesFocalLength ? 1 : 0
+        config.detect_long_side = Int32(configuration.detectLongSide)
+        config.front_max_deg = configuration.frontMaxDegrees
+        config.glare_luma = Int32(configuration.glareLuma)
+        config.still_width = Int32(configuration.stillWidth)
+        config.jpeg_quality = Int32(configuration.jpegQuality)
+        var err: Int32 = 0
+        let created: OpaquePointer? = if let path = configuration.faceCascadePath {
+            path.withCString { cPath in
+                config.face_cascade_path = cPath
+                return cv_tracker_create(&config, &err)
+            }
+        } else {
+            cv_tracker_create(&config, &err)
+        }
+        guard let created else {
+            throw LivenessError.vision(operation: "cv_tracker_create", status: err,
+                                       reason: String(cString: cv_status_string(err)))
+        }
+        handle = created
+        self.logger = logger
+    }
+
+    deinit {
+        cv_tracker_destroy(handle)
+    }
+
+    func process(_ frame: FrameView) throws(LivenessError) -> CardMeasurement {
+        var image = cv_image()
+        image.format = frame.format.cValue
+        image.width = Int32(frame.width)
+        image.height = Int32(frame.height)
+        let planes = frame.planes
+        let strides = frame.strides.map { Int32($0) }
+        image.planes = (planes.count > 0 ? planes[0] : nil,
+                        planes.count > 1 ? planes[1] : nil,
+                        planes.count > 2 ? planes[2] : nil)
+        image.strides = (strides.count > 0 ? strides[0] : 0,
+                         strides.count > 1 ? strides[1] : 0,
+                         strides.count > 2 ? strides[2] : 0)
+        var out = cv_measurement()
+        let status = cv_tracker_process(handle, &image, frame.pts, &out)
+        try check(status, "cv_tracker_process")
+        return CardMeasurement(out)
+    }
+
+    func setCardType(_ type: CardType) {
+        let status = cv_tracker_set_card_type(handle, type.cValue)
+        if status != CV_OK {
+            logger.warning("cv_tracker_set_card_type failed",
+                           metadata: ["status": "\(String(cString: cv_status_string(status.rawValue)))"])
+        }
+    }
+
+    private func check(_ status: cv_status, _ operation: String) throws(LivenessError) {
+        guard status != CV_OK else { return }
+        throw .vision(operation: operation, status: status.rawValue,
+                      reason: String(cString: cv_status_string(status.rawValue)))
+    }
+}
+
+extension CardTracker: StillProvider {
+    func consider(_ measurement: CardMeasurement, at t: MediaTime) {}
+
+    var hasStill: Bool {
+        cv_tracker_has_still(handle, nil) != 0
+    }
+
+    func encodeStill(_ kind: StillKind) -> Data? {
+        var buffer = cv_buffer()
+        let status = cv_tracker_encode_still(handle, kind.cValue, &buffer)
+        defer { cv_buffer_free(&buffer) }
+        guard status == CV_OK, let data = buffer.data else {
+            if status != CV_ERR_NO_STILL {
+                logger.warning("cv_tracker_encode_still failed",
+                               metadata: ["kind": "\(kind)", "status": "\(String(cString: cv_status_string(status.rawValue)))"])
+            }
+            return nil
+        }
+        return Data(bytes: data, count: buffer.size)
+    }
+
+    func reset() {
+        let status = cv_tracker_reset(handle)
+        if status != CV_OK {
+            logger.warning("cv_tracker_reset failed",
+                           metadata: ["status": "\(String(cString: cv_status_string(status.rawValue)))"])
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import Dispatch
+import Synchronization
+
+/// Hands events to observers, closures and async streams on one serial
+/// queue: in event order, one callback at a time, and never on the thread
+/// that analyses frames, so a slow observer delays only other observers.
+final class EventDispatcher: Sendable {
+    private struct WeakObserver {
+        let id: ObjectIdentifier
+        weak var observer: (any LivenessObserver)?
+    }
+
+    private struct Registry {
+        var observers: [WeakObserver] = []
+        var handlers: [(id: UInt64, handler: @Sendable (LivenessEvent) -> Void)] = []
+        var streams: [UInt64: AsyncStream<LivenessEvent>.Continuation] = [:]
+        var nextID: UInt64 = 0
+        var finished = false
+
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
+    }
+
+    private let queue: DispatchQueue
+    private let registry = Mutex(Registry())
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    // MARK: Registration (any thread)
+
+    func register(_ observer: any LivenessObserver) {
+        let id = ObjectIdentifier(observer)
+        registry.withLock { registry in
+            registry.observers.removeAll { $0.observer == nil }
+            guard !registry.observers.contains(where: { $0.id == id }) else { return }
+            registry.observers.append(WeakObserver(id: id, observer: observer))
+        }
+    }
+
+    func unregister(_ observer: any LivenessObserver) {
+        let id = ObjectIdentifier(observer)
+        registry.withLock { registry in
+            registry.observers.removeAll { $0.id == id || $0.observer == nil }
+        }
+    }
+
+    func addHandler(_ handler: @escaping @Sendable (LivenessEvent) -> Void) -> EventHandlerToken {
+        registry.withLock { registry in
+            let id = registry.makeID()
+            registry.handlers.append((id, handler))
+            return EventHandlerToken(id: id)
+        }
+    }
+
+    func removeHandler(_ token: EventHandlerToken) {
+        registry.withLock { registry in
+            registry.handlers.removeAll { $0.id == token.id }
+        }
+    }
+
+    func makeStream(bufferingPolicy: AsyncStream<LivenessEvent>.Continuation.BufferingPolicy) -> AsyncStream<LivenessEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: LivenessEvent.self, bufferingPolicy: bufferingPolicy)
+        let id: UInt64? = registry.withLock { registry in
+            guard !registry.finished else { return nil }
+            let id = registry.makeID()
+            registry.streams[id] = continuation
+            return id
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.registry.withLock { _ = $0.streams.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: Delivery
+
+    /// Queues the events; returns at once.
+    func deliver(_ events: [LivenessEvent]) {
+        guard !events.isEmpty else { return }
+        queue.async {
+            for event in events { self.deliverNow(event) }
+        }
+    }
+
+    /// The registry is read per event, at delivery time: once `unregister`
+    /// returns, no callback that has not started yet will reach the observer.
+    private func deliverNow(_ event: LivenessEvent) {
+        let (observers, handlers, streams) = registry.withLock { registry in
+            (registry.observers.compactMap(\.observer), registry.handlers.map(\.handler), Array(registry.streams.sorted { $0.key < $1.key }.map(\.value)))
+        }
+        for observer in observers {
+            switch event {
+            case .operation(let command): observer.didUpdateOperationCommand(command)
+            case .result(let result): observer.didDetectResult(result)
+            case .frame(let trace): observer.didAnalyseFrame(trace)
+            }
+        }
+        for handler in handlers { handler(event) }
+        for stream in streams { stream.yield(event) }
+    }
+
+    /// Returns once everything queued before the call has been delivered.
+    func flush() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            queue.async { done.resume() }
+        }
+    }
+
+    /// Ends every stream after the events already queued; later streams end at once.
+    func finish() {
+        queue.async {
+            let streams = self.registry.withLock { registry in
+                registry.finished = true
+                defer { registry.streams = [:] }
+                return Array(registry.streams.values)
+            }
+            for stream in streams { stream.finish() }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+/// Everything a session can be tuned with. The defaults are SPEC section 5's;
+/// times are in seconds of media time unless they say otherwise.
+public struct LivenessConfiguration: Sendable, Hashable {
+    // MARK: Card and camera
+
+    /// Which card the holder presents; decides the rotation axis (SPEC section 2).
+    public var cardType: CardType = .hkid2018
+    /// Camera horizontal field of view, used for the pose.
+    public var hfovDegrees: Double = 62
+    /// Let the tracker refine the focal length from the card's own perspective.
+    public var estimatesFocalLength: Bool = true
+    /// Haar cascade for the head crop. `nil` uses the system's opencv-data
+    /// default; an empty string disables face detection (layout crop only).
+    public var faceCascadePath: String? = nil
+    /// Long side of the downscaled search image.
+    public var detectLongSide: Int = 640
+    /// Width of the rectified card still; its height is width / 1.586.
+    public var stillWidth: Int = 856
+    public var jpegQuality: Int = 90
+
+    // MARK: Flow
+
+    /// |yaw| and |pitch| below this count as front-on.
+    public var frontMaxDegrees: Double = 10
+    /// How long the card must stay front-on before result 1.
+    public var frontDwellSeconds: Double = 0.3
+    /// Signed angle that counts as a rotation, for both rotations.
+    public var rotationDegrees: Double = 20
+    /// Consecutive analysed frames the rotation must be seen on.
+    public var rotationFrames: Int = 2
+    /// How long the card must be front-on again after the first rotation.
+    public var returnDwellSeconds: Double = 0.2
+
+    // MARK: Alerts
+
+    /// FAR when the card is narrower than this fraction of the frame width.
+    public var farWidthRatio: Double = 0.25
+    /// NEAR when the card is wider than this fraction of the frame width.
+    public var nearWidthRatio: Double = 0.90
+    /// NEAR when a corner is within this fraction of the frame border.
+    public var borderMarginRatio: Double = 0.01
+    /// OVERSPEED above this angular speed (degrees per second).
+    public var maxSpeedDegreesPerSecond: Double = 120
+    /// The SDK's "轉速檢測" setting: whether OVERSPEED is checked at all.
+    public var checksOverspeed: Bool = true
+    /// VALID once no alert has held for this long.
+    public var validDwellSeconds: Double = 0.2
+
+    // MARK: Exposure, loss, time limit
+
+    /// The SDK's "光亮檢測" setting: whether glare is checked at all (both
+    /// for the front-on still and for result 2).
+    public var checksGlare: Bool = true
+    /// Luma at or above this is saturated.
+    public var glareLuma: Int = 250
+    /// Result 2 when saturated pixels cover more than this fraction of the card...
+    public var glareLimit: Double = 0.25
+    /// ...for at least this long.
+    public var exposureSeconds: Double = 1.0
+    /// After result 1, result 3 when no card has been seen for this long.
+    public var lostSeconds: Double = 1.5
+    /// The overtime timer's length (`setOverTimes`).
+    public var overtimeSeconds: Double = 30
+
+    // MARK: Delivery
+
+    /// Language of the hint texts.
+    public var language: HintLanguage = .zhHK
+    /// Emit a `.frame` event for every analysed frame (the CLI's `--trace`).
+    public var emitsFrameTrace: Bool = false
+    /// For live sources: when frames stop arriving for this many wall-clock
+    /// seconds, media time is extrapolated from the wall clock so that the
+    /// overtime timer still fires. `nil` (the default, right for replay)
+    /// disables the watchdog.
+    public var watchdogSeconds: Double? = nil
+
+    public init() {}
+
+    /// The defaults for a card type.
+    public init(cardType: CardType) {
+        self.cardType = cardType
+    }
+}

@@ -1,0 +1,147 @@
+import Logging
+
+extension LivenessSession {
+    /// Analyses one frame now, on the calling thread (the SDK's
+    /// `addDetectBufferData`). The frame's memory is only read during the call.
+    /// Use this for replay, where every frame must count; use `offerFrame`
+    /// for live sources.
+    @discardableResult
+    public func addFrame(_ frame: FrameView) throws(LivenessError) -> FrameAnalysis {
+        try frame.validate()
+        return try analyse(frame, counted: true)
+    }
+
+    /// `addFrame` with the frame's parts spelled out, e.g. from a mapped GstBuffer.
+    @discardableResult
+    public func addFrame(planes: [UnsafePointer<UInt8>], strides: [Int], width: Int, height: Int,
+                         format: FramePixelFormat, pts: Int64) throws(LivenessError) -> FrameAnalysis {
+        try addFrame(FrameView(format: format, width: width, height: height,
+                               planes: planes, strides: strides, pts: pts))
+    }
+
+    /// For live sources: copies the frame and returns at once. Analysis runs
+    /// on the session's analysis queue; when it is still busy, a newer frame
+    /// replaces the waiting one, which counts as dropped.
+    public func offerFrame(_ frame: FrameView) throws(LivenessError) {
+        let copy = try OwnedFrame(copying: frame)
+        let startDrain = try offers.withLock { offers throws(LivenessError) -> Bool in
+            guard !offers.closed else { throw .closed }
+            offers.offered += 1
+            if offers.pending != nil { offers.dropped += 1 }
+            offers.pending = copy
+            guard !offers.draining else { return false }
+            offers.draining = true
+            return true
+        }
+        if startDrain {
+            analysisQueue.async { self.drainOffers() }
+        }
+    }
+
+    private func drainOffers() {
+        while let frame = offers.withLock({ offers -> OwnedFrame? in
+            guard let frame = offers.pending else {
+                offers.draining = false
+                return nil
+            }
+            offers.pending = nil
+            return frame
+        }) {
+            do {
+                try frame.withView { view throws(LivenessError) in
+                    _ = try analyse(view, counted: false)
+                }
+            } catch {
+                logger.warning("offered frame not analysed", metadata: ["error": "\(error)"])
+            }
+        }
+    }
+
+    /// Waits until every offered frame has been analysed and every event
+    /// so far has been delivered.
+    public func flush() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            analysisQueue.async { done.resume() }
+        }
+        await dispatcher.flush()
+    }
+
+    private func analyse(_ borrowed: FrameView, counted: Bool) throws(LivenessError) -> FrameAnalysis {
+        let frame = BorrowedFrame(view: borrowed)
+        return try state.withLock { state throws(LivenessError) -> FrameAnalysis in
+            guard !state.closed else { throw .closed }
+            if counted { state.counters.received += 1 }
+            let t = state.mediaTime(ofPTS: frame.view.pts)
+            guard state.machine.phase.isActive else {
+                return FrameAnalysis(t: t, measurement: nil, events: [])
+            }
+            let tracker: CardTracker
+            if let existing = state.tracker {
+                tracker = existing
+            } else {
+                tracker = try CardTracker(configuration: state.configuration, logger: logger)
+                state.tracker = tracker
+            }
+            var measurement = try tracker.process(frame.view)
+            if measurement.found {
+                measurement.touchesBorder = measurement.cornersTouchBorder(
+                    width: frame.view.width, height: frame.view.height, margin: state.configuration.borderMarginRatio)
+            }
+            return decide(measurement, at: t, state: &state)
+        }
+    }
+
+    /// Feeds one measurement as if a frame with timestamp `pts` had shown it.
+    /// This is how a recorded measurement trace is replayed, and how the
+    /// tests drive the flow without video. Timestamps share `addFrame`'s
+    /// origin: `t` is measured from the first frame or measurement received.
+    @discardableResult
+    public func process(_ measurement: CardMeasurement, at pts: MediaTime) -> FrameAnalysis {
+        state.withLock { state in
+            guard !state.closed else {
+                return FrameAnalysis(t: .zero, measurement: nil, events: [])
+            }
+            state.counters.received += 1
+            let t = state.mediaTime(ofPTS: pts.nanoseconds)
+            guard state.machine.phase.isActive else {
+                return FrameAnalysis(t: t, measurement: nil, events: [])
+            }
+            return decide(measurement, at: t, state: &state)
+        }
+    }
+
+    /// Media time passed without a frame (the same clock as `pts`). Only the
+    /// overtime timer can fire. The live watchdog calls this; replay normally
+    /// does not need it.
+    @discardableResult
+    public func advance(to pts: MediaTime) -> [LivenessEvent] {
+        state.withLock { state in
+            guard !state.closed, state.origin != nil || pts == .zero else { return [] }
+            let t = state.mediaTime(ofPTS: pts.nanoseconds)
+            return deliver(state.machine.advance(to: t), state: &state)
+        }
+    }
+
+    private func decide(_ measurement: CardMeasurement, at t: MediaTime, state: inout SessionState) -> FrameAnalysis {
+        state.counters.analysed += 1
+        state.watchdogBase = (ContinuousClock.now, t)
+        state.standInStills?.consider(measurement, at: t)
+        let flow = state.machine.process(measurement, at: t)
+        let events = deliver(flow, trace: FrameTrace(t: t, card: measurement.found ? measurement : nil), state: &state)
+        if measurement.found {
+            logger.trace("frame", metadata: ["t": "\(t.seconds)", "yaw": "\(measurement.yaw)", "pitch": "\(measurement.pitch)"])
+        }
+        return FrameAnalysis(t: t, measurement: measurement, events: events)
+    }
+}
+
+/// Lets a caller's frame into the analysis lock without tying the tracker to
+/// the caller's concurrency region.
+///
+/// `@unchecked Sendable` is safe here because a `BorrowedFrame` never leaves
+/// `analyse`: it is created there, read synchronously under the analysis lock
+/// while the caller is blocked in the same call, and dropped before the call
+/// returns. The pixels are only read, never written, and no pointer is stored.
+private struct BorrowedFrame: @unchecked Sendable {
+    let view: FrameView
+}

@@ -1,0 +1,189 @@
+import CCardVision
+import Foundation
+import Logging
+import Synchronization
+
+/// One card holder's liveness check: feed it frames (or measurements), get
+/// operation commands and results back.
+///
+/// An instance, not the SDK's global singleton: a process can run as many
+/// sessions as it has cameras. A final class rather than an actor because
+/// frames arrive synchronously on a GStreamer streaming thread with buffers
+/// that are only valid during the call; an actor would force a copy and an
+/// async hop per frame. Instead the session is `Sendable` through two locks
+/// (analysis state, pending offered frame) and a serial delivery queue; see
+/// docs/session.md for the full concurrency model.
+public final class LivenessSession: Sendable {
+    /// This library's version (the SDK's `getVersion`).
+    public static let version = "1.0.0"
+
+    /// The vision shim's version.
+    public static var visionVersion: String { String(cString: cv_version()) }
+
+    let logger: Logger
+    let state: Mutex<SessionState>
+    let offers = Mutex(OfferState())
+    let dispatcher: EventDispatcher
+    let analysisQueue: DispatchQueue
+
+    public convenience init(configuration: LivenessConfiguration = LivenessConfiguration(),
+                            logger: Logger = Logger(label: "hkid.liveness")) {
+        self.init(configuration: configuration, logger: logger, stills: nil)
+    }
+
+    /// `stills` stands in for the tracker's stills when measurements are fed
+    /// without frames (replay of a trace, tests).
+    init(configuration: LivenessConfiguration, logger: Logger, stills: sending (any StillProvider)?) {
+        self.logger = logger
+        state = Mutex(SessionState(configuration: configuration,
+                                   machine: LivenessStateMachine(configuration: configuration),
+                                   standInStills: stills))
+        dispatcher = EventDispatcher(label: "hkid.liveness.delivery")
+        analysisQueue = DispatchQueue(label: "hkid.liveness.analysis")
+        if let seconds = configuration.watchdogSeconds {
+            startWatchdog(after: seconds)
+        }
+    }
+
+    deinit {
+        state.withLock { $0.watchdog?.cancel() }
+        dispatcher.finish()
+    }
+
+    // MARK: State
+
+    public var configuration: LivenessConfiguration {
+        state.withLock { $0.configuration }
+    }
+
+    public var phase: FlowPhase {
+        state.withLock { $0.machine.phase }
+    }
+
+    /// Frames received, analysed and dropped so far: the `end` line's counters.
+    public var counters: FrameCounters {
+        var counters = state.withLock { $0.counters }
+        let (offered, dropped) = offers.withLock { ($0.offered, $0.dropped) }
+        counters.received += offered
+        counters.dropped += dropped
+        return counters
+    }
+
+    /// The evidence collected by the current (or last) attempt.
+    public var evidence: DetectionEvidence {
+        state.withLock { $0.machine.evidence }
+    }
+
+    // MARK: Control (the SDK's class methods)
+
+    /// Starts (or restarts) detection: forgets the previous attempt and the
+    /// kept still, applies the card type, emits BEGIN, starts the overtime timer.
+    public func startDetect() {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.stills?.reset()
+            state.tracker?.setCardType(state.configuration.cardType)
+            state.machine.configuration = state.configuration
+            let flow = state.machine.start(at: nil)
+            state.watchdogBase = (ContinuousClock.now, state.machine.now ?? .zero)
+            deliver(flow, state: &state)
+        }
+    }
+
+    /// Stops detection silently (no event) and returns to idle; frames are
+    /// ignored until `startDetect`.
+    public func resetStatus() {
+        state.withLock { state in
+            state.machine.stop()
+            state.stills?.reset()
+        }
+    }
+
+    /// The SDK's `destroyOCR`: releases the tracker, stops the watchdog and
+    /// ends the event streams once queued events are delivered. Every later
+    /// frame call throws `LivenessError.closed`.
+    public func close() {
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.closed = true
+            state.machine.stop()
+            state.tracker = nil
+            state.standInStills = nil
+            state.watchdog?.cancel()
+            state.watchdog = nil
+        }
+        offers.withLock { offers in
+            offers.closed = true
+            offers.pending = nil
+        }
+        dispatcher.finish()
+    }
+
+    /// The SDK's `setIDCardType`. Takes effect at the next `startDetect`: the
+    /// rotation axis never changes under a running attempt.
+    public func setCardType(_ cardType: CardType) {
+        state.withLock { $0.configuration.cardType = cardType }
+    }
+
+    /// The SDK's `setOverTimes`, in seconds. Applies to a running timer too
+    /// (counted from when it started).
+    public func setOverTimes(_ seconds: Double) {
+        state.withLock { state in
+            state.configuration.overtimeSeconds = seconds
+            state.machine.setOverTimes(seconds)
+        }
+    }
+
+    /// Restarts the overtime timer from the current media time (`startDetect` does this).
+    public func startOverTime() {
+        state.withLock { $0.machine.startOverTime(at: nil) }
+    }
+
+    /// Stops the overtime timer: result 4 will not come until `startOverTime`.
+    public func stopOverTimer() {
+        state.withLock { $0.machine.stopOverTimer() }
+    }
+
+    // MARK: Turning decisions into events
+
+    /// Dresses the machine's decisions (hints, stills, evidence), logs them
+    /// and queues them for delivery. Called under the analysis lock, so
+    /// events of concurrent callers (frames, watchdog) keep one order.
+    @discardableResult
+    func deliver(_ flow: [FlowEvent], trace: FrameTrace? = nil, state: inout SessionState) -> [LivenessEvent] {
+        var events: [LivenessEvent] = []
+        if let trace, state.configuration.emitsFrameTrace {
+            events.append(.frame(trace))
+        }
+        for decision in flow {
+            switch decision {
+            case .operation(let status, let hint, let t):
+                let command = OperationCommand(currentStatus: status, hintKey: hint,
+                                               nextOperationHint: hint.text(in: state.configuration.language), t: t)
+                logger.info("operation", metadata: ["status": "\(status)", "t": "\(t.seconds)"])
+                events.append(.operation(command))
+            case .result(let code, let t):
+                let result = LivenessResult(code: code, t: t, delta: state.machine.evidence.jsonString(),
+                                            images: stills(for: code, from: state.stills))
+                logger.info("result", metadata: ["retCode": "\(code.rawValue)", "message": "\(code.message)",
+                                                 "t": "\(t.seconds)", "images": "\(result.images.count)"])
+                events.append(.result(result))
+            }
+        }
+        dispatcher.deliver(events)
+        return events
+    }
+
+    private func stills(for code: ResultCode, from provider: (any StillProvider)?) -> [ResultImage] {
+        guard let provider, !code.stillKinds.isEmpty else { return [] }
+        guard provider.hasStill else {
+            if code != .overtime {
+                logger.warning("no still kept for result", metadata: ["retCode": "\(code.rawValue)"])
+            }
+            return []
+        }
+        return code.stillKinds.compactMap { kind in
+            provider.encodeStill(kind).map { ResultImage(kind: kind, data: $0) }
+        }
+    }
+}

@@ -1,0 +1,279 @@
+/// The pure decision logic of SPEC section 5: measurements and media time in,
+/// flow events out. No tracker, no threads, no clocks; a value you can copy,
+/// replay and test in isolation. `LivenessSession` owns one and feeds it.
+///
+/// The decisions the spec leaves open are listed in docs/session.md; the
+/// comments below point at them rather than repeat them.
+public struct LivenessStateMachine: Sendable {
+    /// Thresholds and card type. The card type and thresholds are read when
+    /// they are needed, except the card type, which is fixed by `start`.
+    public var configuration: LivenessConfiguration
+    public private(set) var phase: FlowPhase = .idle
+    /// The card type of the running flow, fixed at `start`.
+    public private(set) var cardType: CardType
+    public private(set) var evidence: DetectionEvidence
+    /// The latest media time seen by `process` or `advance`.
+    public private(set) var now: MediaTime?
+
+    private enum OvertimeTimer: Sendable, Hashable {
+        case stopped
+        /// Started before any media time was known: starts at the next one.
+        case armed
+        case running(since: MediaTime)
+    }
+
+    private var overtime: OvertimeTimer = .stopped
+    /// First frame of the current front-on run (awaitingFront, awaitingReturn).
+    private var frontSince: MediaTime?
+    /// Consecutive frames past the rotation threshold.
+    private var rotationStreak = 0
+    /// Last frame the card was tracked on.
+    private var lastSeen: MediaTime?
+    /// First frame of the current run of frames over the glare limit.
+    private var glareSince: MediaTime?
+    /// Alerts holding on the last tracked frame.
+    private var activeAlerts: Set<OperationStatus> = []
+    /// An alert was emitted and VALID has not followed yet: the flow is paused.
+    private var awaitingValid = false
+    /// First frame of the current run of alert-free tracked frames.
+    private var clearSince: MediaTime?
+
+    public init(configuration: LivenessConfiguration = LivenessConfiguration()) {
+        self.configuration = configuration
+        self.cardType = configuration.cardType
+        self.evidence = DetectionEvidence(cardType: configuration.cardType)
+    }
+
+    // MARK: Control
+
+    /// `startDetect`: forgets everything about the previous attempt, emits
+    /// BEGIN and starts the overtime timer. `time` is the current media time,
+    /// or `nil` before the first frame (the timer then starts on the first frame).
+    public mutating func start(at time: MediaTime?) -> [FlowEvent] {
+        stop()
+        cardType = configuration.cardType
+        evidence = DetectionEvidence(cardType: cardType)
+        phase = .awaitingFront
+        startOverTime(at: time)
+        return [.operation(.begin, .place, at: time ?? now ?? .zero)]
+    }
+
+    /// `resetStatus`: back to idle, silently, timers stopped.
+    public mutating func stop() {
+        phase = .idle
+        overtime = .stopped
+        frontSince = nil
+        rotationStreak = 0
+        lastSeen = nil
+        glareSince = nil
+        activeAlerts = []
+        awaitingValid = false
+        clearSince = nil
+    }
+
+    /// `startOverTime`: (re)starts the overtime timer from `time`.
+    public mutating func startOverTime(at time: MediaTime?) {
+        if let time = time ?? now {
+            overtime = .running(since: time)
+        } else {
+            overtime = .armed
+        }
+    }
+
+    /// `stopOverTimer`.
+    public mutating func stopOverTimer() {
+        overtime = .stopped
+    }
+
+    /// `setOverTimes`: also applies to a running timer, counted from when it started.
+    public mutating func setOverTimes(_ seconds: Double) {
+        configuration.overtimeSeconds = seconds
+    }
+
+    // MARK: Input
+
+    /// Time passed without a frame (the live watchdog). Only the overtime
+    /// timer is evaluated: a camera that stops is not a card that is lost.
+    public mutating func advance(to time: MediaTime) -> [FlowEvent] {
+        guard phase.isActive else { return [] }
+        tick(time)
+        return checkOvertime(time) ?? []
+    }
+
+    /// One analysed frame.
+    public mutating func process(_ m: CardMeasurement, at t: MediaTime) -> [FlowEvent] {
+        guard phase.isActive else { return [] }
+        tick(t)
+        evidence.framesAnalysed += 1
+        // A frame that arrives at or after the deadline is too late to count.
+        if let expired = checkOvertime(t) { return expired }
+
+        guard m.found else { return cardMissing(at: t) }
+        lastSeen = t
+        evidence.peakGlare = max(evidence.peakGlare, DetectionEvidence.rounded(m.glare, 3))
+        evidence.peakSpeed = max(evidence.peakSpeed, DetectionEvidence.rounded(m.speed, 1))
+
+        if let exposed = checkExposure(m, at: t) { return exposed }
+
+        var events = checkAlerts(m, at: t)
+        if awaitingValid {
+            // Paused: no dwell or streak may build up behind an alert.
+            frontSince = nil
+            rotationStreak = 0
+            return events
+        }
+        events += advanceFlow(m, at: t)
+        return events
+    }
+
+    // MARK: Rules
+
+    private mutating func tick(_ t: MediaTime) {
+        if overtime == .armed { overtime = .running(since: t) }
+        if now.map({ t > $0 }) ?? true { now = t }
+    }
+
+    private mutating func checkOvertime(_ t: MediaTime) -> [FlowEvent]? {
+        guard case .running(let since) = overtime,
+              t - since >= MediaTime(seconds: configuration.overtimeSeconds)
+        else { return nil }
+        return end(.overtime, at: t)
+    }
+
+    private mutating func cardMissing(at t: MediaTime) -> [FlowEvent] {
+        // Unknown is not clear: a missing frame breaks every run of evidence.
+        frontSince = nil
+        rotationStreak = 0
+        glareSince = nil
+        clearSince = nil
+        if phase.isPastFirst, let lastSeen,
+           t - lastSeen >= MediaTime(seconds: configuration.lostSeconds) {
+            return end(.lost, at: t)
+        }
+        return []
+    }
+
+    private mutating func checkExposure(_ m: CardMeasurement, at t: MediaTime) -> [FlowEvent]? {
+        guard configuration.checksGlare, m.glare > configuration.glareLimit else {
+            glareSince = nil
+            return nil
+        }
+        let since = glareSince ?? t
+        glareSince = since
+        guard t - since >= MediaTime(seconds: configuration.exposureSeconds) else { return nil }
+        return end(.exposure, at: t)
+    }
+
+    private func alerts(for m: CardMeasurement) -> [OperationStatus] {
+        var holding: [OperationStatus] = []
+        if m.widthRatio < configuration.farWidthRatio { holding.append(.far) }
+        if m.widthRatio > configuration.nearWidthRatio || m.touchesBorder { holding.append(.near) }
+        if configuration.checksOverspeed, m.speed > configuration.maxSpeedDegreesPerSecond {
+            holding.append(.overspeed)
+        }
+        return holding
+    }
+
+    private mutating func checkAlerts(_ m: CardMeasurement, at t: MediaTime) -> [FlowEvent] {
+        let holding = alerts(for: m)
+        var events: [FlowEvent] = []
+        for alert in holding where !activeAlerts.contains(alert) {
+            events.append(.operation(alert, HintKey.forStep(alert, cardType: cardType), at: t))
+            evidence.alerts[alert.name, default: 0] += 1
+        }
+        activeAlerts = Set(holding)
+        if !holding.isEmpty {
+            awaitingValid = true
+            clearSince = nil
+        } else if awaitingValid {
+            let since = clearSince ?? t
+            clearSince = since
+            if t - since >= MediaTime(seconds: configuration.validDwellSeconds) {
+                awaitingValid = false
+                clearSince = nil
+                events.append(.operation(.valid, stepHint, at: t))
+            }
+        }
+        return events
+    }
+
+    private var stepHint: HintKey {
+        HintKey.forStep(phase.stepStatus, cardType: cardType)
+    }
+
+    private func isFrontOn(_ m: CardMeasurement) -> Bool {
+        abs(m.yaw) < configuration.frontMaxDegrees && abs(m.pitch) < configuration.frontMaxDegrees
+    }
+
+    private mutating func advanceFlow(_ m: CardMeasurement, at t: MediaTime) -> [FlowEvent] {
+        switch phase {
+        case .awaitingFront:
+            // Distance is covered by the alerts (no alert holds here).
+            let glareOK = !configuration.checksGlare || m.glare <= configuration.glareLimit
+            guard dwell(isFrontOn(m) && glareOK, at: t, for: configuration.frontDwellSeconds) else { return [] }
+            evidence.frontOn = DetectionEvidence.step(t, m)
+            phase = .awaitingFirstRotation
+            return [.result(.first, at: t), step(.orth, at: t)]
+
+        case .awaitingFirstRotation:
+            let angle = cardType.rotationAngle(of: m)
+            evidence.firstRotationPeak = max(evidence.firstRotationPeak ?? angle, DetectionEvidence.rounded(angle, 1))
+            guard rotated(angle) else { return [] }
+            evidence.firstRotation = DetectionEvidence.step(t, m)
+            phase = .awaitingReturn
+            return [step(.reset, at: t)]
+
+        case .awaitingReturn:
+            guard dwell(isFrontOn(m), at: t, for: configuration.returnDwellSeconds) else { return [] }
+            evidence.backToFront = DetectionEvidence.step(t, m)
+            phase = .awaitingSecondRotation
+            return [step(.leftDown, at: t)]
+
+        case .awaitingSecondRotation:
+            let angle = -cardType.rotationAngle(of: m)
+            evidence.secondRotationPeak = max(evidence.secondRotationPeak ?? angle, DetectionEvidence.rounded(angle, 1))
+            guard rotated(angle) else { return [] }
+            evidence.secondRotation = DetectionEvidence.step(t, m)
+            return [step(.complete, at: t)] + end(.success, at: t)
+
+        case .idle, .ended:
+            return []
+        }
+    }
+
+    /// Extends or breaks the current front-on run; true once it has lasted `seconds`.
+    private mutating func dwell(_ holds: Bool, at t: MediaTime, for seconds: Double) -> Bool {
+        guard holds else {
+            frontSince = nil
+            return false
+        }
+        let since = frontSince ?? t
+        frontSince = since
+        guard t - since >= MediaTime(seconds: seconds) else { return false }
+        frontSince = nil
+        return true
+    }
+
+    /// Extends or breaks the streak of frames past the threshold (signed, so
+    /// the wrong sign and the wrong axis never count); true once long enough.
+    private mutating func rotated(_ signedAngle: Double) -> Bool {
+        guard signedAngle >= configuration.rotationDegrees else {
+            rotationStreak = 0
+            return false
+        }
+        rotationStreak += 1
+        guard rotationStreak >= configuration.rotationFrames else { return false }
+        rotationStreak = 0
+        return true
+    }
+
+    private func step(_ status: OperationStatus, at t: MediaTime) -> FlowEvent {
+        .operation(status, HintKey.forStep(status, cardType: cardType), at: t)
+    }
+
+    private mutating func end(_ code: ResultCode, at t: MediaTime) -> [FlowEvent] {
+        stop()
+        phase = .ended(code)
+        return [.result(code, at: t)]
+    }
+}
