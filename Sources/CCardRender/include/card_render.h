@@ -1,4 +1,137 @@
-/* placeholder until the renderer lands */
+/*
+ * card_render.h — synthetic hand-held card scenes with exact ground truth,
+ * and the small overlays that --annotate draws.
+ *
+ * A renderer draws a procedural ID-1 card face (never a real person's
+ * document: fake fields, a cartoon portrait), places it in 3D in front of a
+ * pinhole camera over a desk-like background, and adds what real video has:
+ * sensor noise, focus and motion blur, a specular highlight, a thumb over an
+ * edge, brightness changes. Everything derives from the seed, so the same
+ * seed and scene give the same pixels; the background stays the same across
+ * the frames of one renderer so a sequence looks like one video.
+ *
+ * Geometry follows shared/SPEC.md section 1 (and card_vision.h): corners are
+ * TL, TR, BR, BL of the card face in pixels (pixel centres at integer
+ * coordinates, principal point at ((w-1)/2, (h-1)/2)); yaw > 0 when the
+ * right edge recedes, pitch > 0 when the top edge recedes, roll > 0
+ * clockwise. The rotation is R = Rz(roll) * Rx(-pitch) * Ry(-yaw) applied to
+ * card coordinates (x right, y down, mm, origin at the card centre).
+ *
+ * Plain C, opaque handle, no global state; one renderer per thread.
+ * YUV output is full-range (JPEG) BT.601, like a UVC webcam's decoded MJPEG.
+ */
 #ifndef CARD_RENDER_H
 #define CARD_RENDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+typedef enum cr_status {
+    CR_OK = 0,
+    CR_ERR_NULL = -1,
+    CR_ERR_SIZE = -2,      /* frame size zero, odd (I420), > 8192, or a stride too small */
+    CR_ERR_ARG = -3,       /* a scene or overlay value out of range */
+    CR_ERR_INTERNAL = -99
+} cr_status;
+
+typedef enum cr_card_type {
+    CR_CARD_2018 = 0,      /* large portrait on the left half of the face */
+    CR_CARD_2003 = 1       /* large portrait on the right half of the face */
+} cr_card_type;
+
+typedef enum cr_edge { CR_EDGE_TOP = 0, CR_EDGE_RIGHT = 1, CR_EDGE_BOTTOM = 2, CR_EDGE_LEFT = 3 } cr_edge;
+
+/* One frame's scene. Start from cr_scene_default and change what you need. */
+typedef struct cr_scene {
+    int width, height;          /* frame size in pixels; default 1280 x 720 */
+    double hfov_deg;            /* camera horizontal field of view; default 62 */
+    int card_visible;           /* 0 = background only; default 1 */
+    cr_card_type card_type;     /* default 2018 */
+    double center_x, center_y;  /* where the card centre projects, pixels; default frame centre */
+    double distance_mm;         /* card centre depth along the optical axis; default 250 */
+    double yaw_deg, pitch_deg, roll_deg; /* default 0 */
+
+    double brightness;          /* multiplies the whole frame; default 1 */
+    double noise_sigma;         /* Gaussian sensor noise, grey levels; default 2 */
+    double blur_sigma;          /* Gaussian focus blur, pixels; default 0 (the warp already smooths ~0.5 px) */
+    double motion_blur_px;      /* linear motion blur length, pixels; default 0 */
+    double motion_blur_deg;     /* its direction in the image, degrees from +x; default 0 */
+
+    int glare;                  /* 1 = add a specular highlight on the card face; default 0 */
+    double glare_u, glare_v;    /* its centre on the face, fractions of width and height (0..1) */
+    double glare_radius_mm;     /* radius of the saturated core, mm of card; default 8 */
+    double glare_strength;      /* 0..1, how far the halo lifts the surface towards white; default 1 */
+
+    int thumb;                  /* 1 = a thumb covers part of one edge; default 0 */
+    cr_edge thumb_edge;         /* default CR_EDGE_BOTTOM */
+    double thumb_pos;           /* position along that edge, 0..1 in reading direction; default 0.5 */
+    double thumb_width_mm;      /* default 18 */
+    double thumb_reach_mm;      /* how far it reaches onto the card from the edge; default 10 */
+
+    double background_dx, background_dy; /* background shift in pixels (camera shake); default 0 */
+} cr_scene;
+
+void cr_scene_default(cr_scene *scene);
+
+/* What the frame shows, exactly. */
+typedef struct cr_truth {
+    int card_visible;           /* card drawn and at least partly inside the frame */
+    float corners[8];           /* TL, TR, BR, BL (x, y), sharp corners of the 85.60 x 53.98 rectangle */
+    float yaw, pitch, roll;     /* as in the scene */
+    float width_ratio;          /* mean of top and bottom edge lengths / frame width */
+    float glare_fraction;       /* fraction of the card face with rendered luma >= 250 */
+    double focal_px;            /* focal length of the camera */
+} cr_truth;
+
+typedef struct cr_renderer cr_renderer;
+
+/* A renderer with its own seed (noise, background, portrait details). */
+cr_renderer *cr_renderer_create(uint64_t seed, int *err);
+void cr_renderer_destroy(cr_renderer *renderer);
+
+/* Renders the scene as BGR (3 bytes per pixel, stride >= 3 * width). truth may be NULL. */
+cr_status cr_render_bgr(cr_renderer *renderer, const cr_scene *scene, uint8_t *bgr, int stride,
+                        cr_truth *truth);
+
+/* Renders the scene as I420: Y at full size, U and V at half size. Even sizes only. */
+cr_status cr_render_i420(cr_renderer *renderer, const cr_scene *scene,
+                         uint8_t *y, int y_stride, uint8_t *u, int u_stride, uint8_t *v, int v_stride,
+                         cr_truth *truth);
+
+/* The flat card face (no perspective, no effects) as BGR, width x height pixels. */
+cr_status cr_render_card_face(cr_renderer *renderer, cr_card_type type, int width, int height,
+                              uint8_t *bgr, int stride);
+
+/* ---- overlays for --annotate, drawn in place ---------------------------- */
+
+typedef enum cr_frame_format { CR_FRAME_BGR = 0, CR_FRAME_I420 = 1 } cr_frame_format;
+
+typedef struct cr_frame {
+    cr_frame_format format;
+    int width, height;
+    uint8_t *planes[3];         /* BGR: planes[0]; I420: Y, U, V */
+    int strides[3];
+} cr_frame;
+
+typedef struct cr_color { uint8_t r, g, b; } cr_color;
+
+/* The tracked quad (TL, TR, BR, BL), with a dot on the top-left corner. */
+cr_status cr_draw_quad(const cr_frame *frame, const float corners[8], cr_color color, int thickness);
+
+/* Lines of ASCII text on a dark box whose top-left corner is (x, y); scale 1 is ~22 px per line. */
+cr_status cr_draw_text(const cr_frame *frame, const char *const *lines, int line_count, int x, int y,
+                       double scale, cr_color color);
+
+/* A horizontal progress bar filled to fraction (0..1). */
+cr_status cr_draw_progress(const cr_frame *frame, int x, int y, int width, int height, double fraction,
+                           cr_color color);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CARD_RENDER_H */

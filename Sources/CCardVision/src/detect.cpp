@@ -77,10 +77,13 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
     const float inv = float(1.0 / scale);
 
     std::optional<Detection> best;
+    double best_rank = 0;
     cv::Mat edges;
     const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3));
-    for (auto [lo, hi] : {std::pair{40.0, 110.0}, std::pair{18.0, 50.0}}) {
-        cv::Canny(gx, gy, edges, lo * 4, hi * 4, true);  // thresholds in Sobel units (L2)
+    // Thresholds in 3x3 Sobel units (L1 norm): a card edge of ~90 grey
+    // levels, spread over three pixels by the downscale, gives ~250.
+    for (auto [lo, hi] : {std::pair{60.0, 160.0}, std::pair{30.0, 80.0}}) {
+        cv::Canny(gx, gy, edges, lo, hi, false);
         cv::dilate(edges, edges, kernel);  // close one-pixel gaps (rounded corners, noise)
         std::vector<std::vector<cv::Point>> contours;
         cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_SIMPLE);
@@ -94,12 +97,15 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
             if (area > max_area) continue;
             Quad fq = scale_quad(*q, inv, offset);
             if (!card_shaped(fq, full, focal_px)) continue;
-            double score = edge_support(gx, gy, *q);
-            if (score < 0.6) continue;
-            // Prefer the larger of two equally supported quads (the card,
-            // not the portrait inside it).
-            score += 0.05 * std::sqrt(area / max_area);
-            if (!best || score > best->score) best = Detection{fq, score, 2.5f * inv};
+            const double support = edge_support(gx, gy, *q);
+            if (support < 0.65) continue;
+            // Rank by support times size: the card beats the portrait and
+            // the printed boxes inside it, which are as well supported.
+            const double rank = support * std::sqrt(area / max_area);
+            if (!best || rank > best_rank) {
+                best = Detection{fq, support, 2.5f * inv};
+                best_rank = rank;
+            }
         }
         if (best && best->score > 0.85) break;
     }

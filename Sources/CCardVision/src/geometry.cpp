@@ -105,7 +105,7 @@ bool card_shaped(const Quad &q, cv::Size image, double f) {
     PlaneShape s = plane_shape(q, image, f);
     // Tolerant: the configured focal length may be off by tens of percent,
     // which skews the recovered shape of strongly tilted cards.
-    return s.aspect > kCardAspect * 0.80 && s.aspect < kCardAspect * 1.25 &&
+    return s.aspect > kCardAspect * 0.85 && s.aspect < kCardAspect * 1.25 &&
            std::abs(s.corner_cos) < 0.22;
 }
 

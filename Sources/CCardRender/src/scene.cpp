@@ -1,0 +1,141 @@
+// scene.cpp — one frame: background, the card's shadow, the card projected
+// through the exact camera, thumb, optics and noise; plus the ground truth.
+#include "scene.hpp"
+
+#include <opencv2/imgproc.hpp>
+
+#include <cmath>
+
+namespace cardrender {
+
+static constexpr double kFacePpm = 16.0;   // finest face raster, px per mm
+static constexpr int kFaceLevels = 4;      // 16, 8, 4, 2 px/mm
+static constexpr int kBackgroundMargin = 64;
+
+Renderer::Renderer(uint64_t seed) : seed_(seed), rng_(seed ^ 0xC0FFEEull) {}
+
+const Renderer::FacePyramid &Renderer::face(cr_card_type type) {
+    auto it = faces_.find(type);
+    if (it != faces_.end()) return it->second;
+    FacePyramid p;
+    double ppm = kFacePpm;
+    cv::Mat level = draw_card_face(type, ppm, seed_);
+    for (int i = 0; i < kFaceLevels; ++i) {
+        p.levels.push_back(level);
+        p.alphas.push_back(card_alpha(level.size(), ppm));
+        p.ppm.push_back(ppm);
+        cv::Mat next;
+        cv::resize(level, next, cv::Size(), 0.5, 0.5, cv::INTER_AREA);
+        level = next;
+        ppm *= 0.5;
+    }
+    return faces_.emplace(type, std::move(p)).first->second;
+}
+
+const cv::Mat &Renderer::background(cv::Size size) {
+    auto key = std::make_pair(size.width, size.height);
+    auto it = backgrounds_.find(key);
+    if (it != backgrounds_.end()) return it->second;
+    cv::Mat bg = draw_background(size + cv::Size(2 * kBackgroundMargin, 2 * kBackgroundMargin), seed_);
+    return backgrounds_.emplace(key, bg).first->second;
+}
+
+cv::Mat Renderer::face_raster(cr_card_type type, cv::Size size) {
+    const FacePyramid &p = face(type);
+    cv::Mat out;
+    cv::resize(p.levels[0], out, size, 0, 0, cv::INTER_AREA);
+    return out;
+}
+
+cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
+    const cv::Size size(s.width, s.height);
+    const double bright = s.brightness;
+
+    // Background, shifted by the camera shake (sub-pixel).
+    const cv::Mat &bg = background(size);
+    cv::Matx23d shift(1, 0, kBackgroundMargin + s.background_dx, 0, 1, kBackgroundMargin + s.background_dy);
+    cv::warpAffine(bg, frame, shift, size, cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_REFLECT);
+    // warpAffine with WARP_INVERSE_MAP maps dst->src: src = dst + margin + d.
+    if (std::abs(bright - 1.0) > 1e-6) frame.convertTo(frame, -1, bright, 0);
+
+    cr_truth t{};
+    const Camera cam = make_camera(s);
+    t.focal_px = cam.f;
+    t.yaw = float(s.yaw_deg);
+    t.pitch = float(s.pitch_deg);
+    t.roll = float(s.roll_deg);
+
+    if (s.card_visible) {
+        const double hw = kCardWidthMm / 2, hh = kCardHeightMm / 2;
+        const double cxs[4] = {-hw, hw, hw, -hw}, cys[4] = {-hh, -hh, hh, hh};
+        cv::Point2d corners[4];
+        for (int i = 0; i < 4; ++i)
+            if (!cam.project(cxs[i], cys[i], corners[i])) return CR_ERR_ARG;
+        for (int i = 0; i < 4; ++i) {
+            t.corners[2 * i] = float(corners[i].x);
+            t.corners[2 * i + 1] = float(corners[i].y);
+        }
+        t.width_ratio = float(0.5 * (cv::norm(corners[1] - corners[0]) + cv::norm(corners[2] - corners[3])) / s.width);
+        double longest = 0;
+        for (int i = 0; i < 4; ++i)
+            longest = std::max(longest, cv::norm(corners[(i + 1) % 4] - corners[i]) / (i % 2 ? kCardHeightMm : kCardWidthMm));
+
+        // Face raster: the coarsest pyramid level still finer than the
+        // image (no aliasing from the warp).
+        const FacePyramid &p = face(s.card_type);
+        int level = 0;
+        while (level + 1 < int(p.levels.size()) && p.ppm[level + 1] >= longest * 1.2) ++level;
+        const double ppm = p.ppm[level];
+        cv::Mat tex = p.levels[level].clone();
+        if (std::abs(bright - 1.0) > 1e-6) tex.convertTo(tex, -1, bright, 0);
+        if (s.glare) add_glare(tex, ppm, s);
+        const cv::Mat &alpha = p.alphas[level];
+        {
+            // Exact glare coverage on the face, before optics and noise.
+            cv::Mat gray;
+            cv::cvtColor(tex, gray, cv::COLOR_BGR2GRAY);
+            const double area = cv::countNonZero(alpha > 127);
+            t.glare_fraction = float(cv::countNonZero((gray >= 250) & (alpha > 127)) / std::max(1.0, area));
+        }
+
+        // Face raster pixel -> card mm -> image.
+        const cv::Matx33d S(1 / ppm, 0, 0.5 / ppm - hw, 0, 1 / ppm, 0.5 / ppm - hh, 0, 0, 1);
+        const cv::Matx33d H = cam.homography_mm() * S;
+        cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>{corners[0], corners[1], corners[2], corners[3]});
+        box.x -= 3; box.y -= 3; box.width += 6; box.height += 6;
+        box &= cv::Rect(0, 0, s.width, s.height);
+        t.card_visible = box.area() > 0;
+        if (box.area() > 0) {
+            const cv::Matx33d T(1, 0, -box.x, 0, 1, -box.y, 0, 0, 1);
+            cv::Mat warped, a;
+            cv::warpPerspective(tex, warped, T * H, box.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+            cv::warpPerspective(alpha, a, T * H, box.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
+            // Contact shadow: the card floats a little above the desk.
+            cv::Mat shadow;
+            cv::GaussianBlur(a, shadow, cv::Size(0, 0), 6);
+            cv::Mat roi = frame(box);
+            const int sx = 5, sy = 7;
+            for (int y = 0; y < box.height; ++y) {
+                const uint8_t *ar = a.ptr<uint8_t>(y);
+                const cv::Vec3b *wr = warped.ptr<cv::Vec3b>(y);
+                cv::Vec3b *o = roi.ptr<cv::Vec3b>(y);
+                const int ys = y - sy;
+                for (int x = 0; x < box.width; ++x) {
+                    const int xs = x - sx;
+                    float sh = (ys >= 0 && xs >= 0) ? shadow.at<uint8_t>(ys, xs) / 255.f : 0.f;
+                    const float k = ar[x] / 255.f;
+                    for (int c = 0; c < 3; ++c) {
+                        float bgv = o[x][c] * (1 - 0.35f * sh);
+                        o[x][c] = cv::saturate_cast<uint8_t>(bgv * (1 - k) + wr[x][c] * k);
+                    }
+                }
+            }
+        }
+        if (s.thumb) add_thumb(frame, cam, s);
+    }
+    add_optics_and_noise(frame, s, rng_);
+    if (truth) *truth = t;
+    return CR_OK;
+}
+
+}  // namespace cardrender

@@ -1,0 +1,33 @@
+// scene.hpp — the renderer object behind cr_renderer: caches the face
+// rasters and backgrounds it has drawn, and owns the noise generator.
+#pragma once
+
+#include "render_internal.hpp"
+
+#include <map>
+#include <vector>
+
+namespace cardrender {
+
+class Renderer {
+public:
+    explicit Renderer(uint64_t seed);
+    // Draws one BGR frame of s.width x s.height into frame.
+    cr_status render(const cr_scene &s, cv::Mat &frame, cr_truth *truth);
+    cv::Mat face_raster(cr_card_type type, cv::Size size);
+
+private:
+    struct FacePyramid {
+        std::vector<cv::Mat> levels, alphas;
+        std::vector<double> ppm;
+    };
+    const FacePyramid &face(cr_card_type type);
+    const cv::Mat &background(cv::Size size);
+
+    uint64_t seed_;
+    cv::RNG rng_;
+    std::map<int, FacePyramid> faces_;
+    std::map<std::pair<int, int>, cv::Mat> backgrounds_;
+};
+
+}  // namespace cardrender
