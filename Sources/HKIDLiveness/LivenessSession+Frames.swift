@@ -116,7 +116,7 @@ extension LivenessSession {
     @discardableResult
     public func advance(to pts: MediaTime) -> [LivenessEvent] {
         state.withLock { state in
-            guard !state.closed, state.origin != nil || pts == .zero else { return [] }
+            guard !state.closed else { return [] }
             let t = state.mediaTime(ofPTS: pts.nanoseconds)
             return deliver(state.machine.advance(to: t), state: &state)
         }

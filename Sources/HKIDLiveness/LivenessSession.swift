@@ -78,15 +78,16 @@ public final class LivenessSession: Sendable {
 
     /// Starts (or restarts) detection: forgets the previous attempt and the
     /// kept still, applies the card type, emits BEGIN, starts the overtime timer.
-    public func startDetect() {
+    @discardableResult
+    public func startDetect() -> [LivenessEvent] {
         state.withLock { state in
-            guard !state.closed else { return }
+            guard !state.closed else { return [] }
             state.stills?.reset()
             state.tracker?.setCardType(state.configuration.cardType)
             state.machine.configuration = state.configuration
-            let flow = state.machine.start(at: nil)
-            state.watchdogBase = (ContinuousClock.now, state.machine.now ?? .zero)
-            deliver(flow, state: &state)
+            let flow = state.machine.start(at: state.lastTime)
+            state.watchdogBase = (ContinuousClock.now, state.lastTime ?? .zero)
+            return deliver(flow, state: &state)
         }
     }
 
@@ -136,7 +137,7 @@ public final class LivenessSession: Sendable {
 
     /// Restarts the overtime timer from the current media time (`startDetect` does this).
     public func startOverTime() {
-        state.withLock { $0.machine.startOverTime(at: nil) }
+        state.withLock { $0.machine.startOverTime(at: $0.lastTime) }
     }
 
     /// Stops the overtime timer: result 4 will not come until `startOverTime`.

@@ -11,6 +11,9 @@ struct SessionState {
     var standInStills: (any StillProvider)?
     /// pts of the first frame ever received: `t` is measured from it.
     var origin: Int64?
+    /// Media time of the latest frame or measurement, analysed or not: where
+    /// `startDetect` and `startOverTime` start the clock from.
+    var lastTime: MediaTime?
     var counters = FrameCounters()
     var closed = false
     /// Where the watchdog extrapolates media time from: the last frame (or
@@ -26,6 +29,8 @@ struct SessionState {
     mutating func mediaTime(ofPTS pts: Int64) -> MediaTime {
         let origin = self.origin ?? pts
         self.origin = origin
-        return MediaTime(nanoseconds: pts &- origin)
+        let t = MediaTime(nanoseconds: pts &- origin)
+        if lastTime.map({ t > $0 }) ?? true { lastTime = t }
+        return t
     }
 }

@@ -1,0 +1,102 @@
+import Foundation
+import Logging
+@testable import HKIDLiveness
+import Testing
+
+/// The frame entry points, through the real vision shim.
+@Suite("Frames")
+struct FrameInputTests {
+    static func liveSession(_ adjust: (inout LivenessConfiguration) -> Void = { _ in }) -> LivenessSession {
+        var configuration = LivenessConfiguration.english { $0.faceCascadePath = "" }
+        adjust(&configuration)
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        return LivenessSession(configuration: configuration, logger: logger)
+    }
+
+    @Test func blankGray8FrameFindsNothing() throws {
+        let session = Self.liveSession()
+        let begin = session.startDetect()
+        let (width, height) = (640, 480)
+        let pixels = [UInt8](repeating: 0, count: width * height)
+        let analysis = try pixels.withUnsafeBufferPointer { buffer in
+            try session.addFrame(planes: [buffer.baseAddress!], strides: [width], width: width, height: height,
+                                 format: .gray8, pts: 5_000_000)
+        }
+        #expect(summaries(begin) == ["BEGIN@0.0"])
+        #expect(analysis.measurement?.found == false)
+        #expect(analysis.events.isEmpty)
+        #expect(analysis.t == .zero, "t counts from the first frame")
+        #expect(session.counters == FrameCounters(received: 1, analysed: 1, dropped: 0))
+        session.close()
+    }
+
+    @Test func framesBeforeStartDetectAreNotAnalysed() throws {
+        let session = Self.liveSession()
+        let pixels = [UInt8](repeating: 0, count: 64 * 48)
+        let analysis = try pixels.withUnsafeBufferPointer { buffer in
+            try session.addFrame(planes: [buffer.baseAddress!], strides: [64], width: 64, height: 48, format: .gray8, pts: 0)
+        }
+        #expect(analysis.measurement == nil)
+        #expect(session.counters == FrameCounters(received: 1, analysed: 0, dropped: 0))
+    }
+
+    @Test func invalidFramesAndClosedSessionsThrow() {
+        let session = Self.liveSession()
+        session.startDetect()
+        let pixels = [UInt8](repeating: 0, count: 64 * 48)
+        pixels.withUnsafeBufferPointer { buffer in
+            #expect(throws: LivenessError.self) {
+                try session.addFrame(planes: [buffer.baseAddress!], strides: [64], width: 64, height: 48, format: .i420, pts: 0)
+            }
+            session.close()
+            #expect(throws: LivenessError.closed) {
+                try session.addFrame(planes: [buffer.baseAddress!], strides: [64], width: 64, height: 48, format: .gray8, pts: 0)
+            }
+        }
+    }
+
+    @Test func offeredFramesAreAnalysedOrDropped() async throws {
+        let session = Self.liveSession()
+        session.startDetect()
+        let (width, height) = (320, 240)
+        let pixels = [UInt8](repeating: 40, count: width * height)
+        for index in 0..<40 {
+            try pixels.withUnsafeBufferPointer { buffer in
+                try session.offerFrame(FrameView(format: .gray8, width: width, height: height,
+                                                 planes: [buffer.baseAddress!], strides: [width],
+                                                 pts: Int64(index) * 33_333_333))
+            }
+        }
+        await session.flush()
+        let counters = session.counters
+        #expect(counters.received == 40)
+        #expect(counters.analysed + counters.dropped == 40)
+        #expect(counters.analysed >= 1)
+    }
+
+    @Test func watchdogFiresOvertimeWhenFramesStop() async {
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let session = LivenessSession(configuration: .english {
+            $0.overtimeSeconds = 0.3
+            $0.watchdogSeconds = 0.1
+        }, logger: logger)
+        let stream = session.events()
+        session.startDetect()
+        session.process(.notFound, at: .zero)
+        var seen: [String] = []
+        for await event in stream {
+            seen.append(summary(event))
+            if case .result = event { break }
+        }
+        #expect(seen.first == "BEGIN@0.0")
+        #expect(seen.last?.hasPrefix("result4@") == true)
+        session.close()
+    }
+
+    @Test func versions() {
+        #expect(LivenessSession.version == "1.0.0")
+        #expect(!LivenessSession.visionVersion.isEmpty)
+    }
+}

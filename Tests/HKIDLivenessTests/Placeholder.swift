@@ -1,1 +1,0 @@
-// placeholder until the session tests land; delete me
