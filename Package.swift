@@ -6,7 +6,11 @@
 //   CCardRender             synthetic scenes with exact ground truth, and overlays (tests, samples, --annotate)
 //   HKIDLiveness            the session that decides (state machine, observers, timers)
 //   HKIDMedia               the GStreamer code that moves frames in and out
-//   hkid-liveness           the command-line tool; it only wires the above together
+//   HKIDPipeline            where frames meet a session (replay driver), shared by CLI and station
+//   HKIDRegression          expectations of recorded sessions, accuracy against ground truth
+//   HKIDSignature           signed session manifests (SPEC section 8)
+//   HKIDStation             the recording-station daemon's library
+//   hkid-liveness, hkid-station, hkid-samples   executables; they only wire the above together
 //
 // Build through the Makefile, or export PKG_CONFIG_PATH=$PWD/pkgconfig first:
 // SwiftPM finds system libraries by pkg-config name only.
@@ -19,10 +23,20 @@ let package = Package(
         .library(name: "HKIDLiveness", targets: ["HKIDLiveness"]),
         .library(name: "HKIDMedia", targets: ["HKIDMedia"]),
         .executable(name: "hkid-liveness", targets: ["hkid-liveness"]),
+        .executable(name: "hkid-station", targets: ["hkid-station"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
+        // hkid-station (issue 6) and its signed bundles:
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .systemLibrary(name: "COpenCV", pkgConfig: "hkid-opencv4",
@@ -43,10 +57,46 @@ let package = Package(
             "CGStreamer",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Where frames meet the session: shared by the CLI and the station.
+        .target(name: "HKIDPipeline", dependencies: ["HKIDLiveness", "HKIDMedia"]),
         .executableTarget(name: "hkid-liveness", dependencies: [
-            "HKIDLiveness", "HKIDMedia", "CCardRender",
+            "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDRegression", "CCardRender", "HKIDSignature",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // The recording station daemon (issue 6): signing, the server library, the executable.
+        .target(name: "HKIDSignature", dependencies: [
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+        ]),
+        .target(name: "HKIDStation", dependencies: [
+            "HKIDLiveness", "HKIDMedia", "HKIDSignature",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Yams", package: "Yams"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "hkid-station", dependencies: [
+            "HKIDStation",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "StationTests", dependencies: [
+            "HKIDStation", "HKIDSignature", "HKIDMedia",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Yams", package: "Yams"),
+        ]),
+
+        .target(name: "HKIDRegression", dependencies: []),
+        .executableTarget(name: "hkid-samples", dependencies: [
+            "CCardRender", "HKIDMedia", "HKIDRegression",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Yams", package: "Yams"),
         ]),
 
         .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender"]),

@@ -1,0 +1,131 @@
+import ArgumentParser
+import Foundation
+import HKIDLiveness
+import HKIDMedia
+import HKIDPipeline
+import HKIDRegression
+
+/// `hkid-liveness replay FILE...`: recorded videos through the detector,
+/// every frame, as fast as they decode.
+struct ReplayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "replay",
+        abstract: "Replay recorded videos through the detector, every frame, as fast as they decode.",
+        discussion: """
+            With one file, prints its event stream. With --expect (or --expect-dir), checks each file \
+            against NAME.expect.json, runs files in parallel and prints a summary table; exits 1 on any mismatch.
+            """)
+
+    @Argument(help: "Video files (MP4, Matroska, anything GStreamer decodes).")
+    var files: [String]
+
+    @OptionGroup var session: SessionOptions
+    @OptionGroup var pipeline: PipelineOptions
+    @OptionGroup var logging: LoggingOptions
+
+    @Flag(help: "Check each file against the NAME.expect.json beside it.")
+    var expect = false
+
+    @Option(help: "Check each file against NAME.expect.json in this folder.")
+    var expectDir: String?
+
+    @Option(help: "Files replayed at the same time (default: the number of cores).")
+    var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+    @Option(help: "Write the video with the tracked quad, angles and hints drawn on it (one input file only).")
+    var annotate: String?
+
+    @Option(help: "Write a self-contained HTML report of every file replayed.")
+    var report: String?
+
+    var checksExpectations: Bool { expect || expectDir != nil }
+
+    func validate() throws {
+        guard !files.isEmpty else { throw ValidationError("give at least one video file") }
+        guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+        if annotate != nil && files.count != 1 { throw ValidationError("--annotate takes exactly one input file") }
+        if let annotate { try OutputFile.checkWritable(annotate, option: "--annotate") }
+        if let report { try OutputFile.checkWritable(report, option: "--report") }
+    }
+
+    func run() throws {
+        logging.bootstrap()
+        let description = try loadPipeline()
+        if checksExpectations || files.count > 1 || report != nil {
+            let batch = BatchReplay(files: files, options: session, description: description,
+                                    expectations: checksExpectations ? expectationPaths() : nil, jobs: jobs)
+            let results = batch.run()
+            if let report { try ReportWriter(results: results).write(to: report) }
+            if results.contains(where: { !$0.passed }) { throw checksExpectations && results.allSatisfy({ $0.sourceError == nil }) ? ExitStatus.mismatch : ExitStatus.inputFailed }
+            return
+        }
+        try replaySingle(files[0], description: description)
+    }
+
+    private func replaySingle(_ file: String, description: PipelineDescription) throws {
+        let printer = EventPrinter(json: session.json)
+        let images = session.images.map { ImageFolder(path: $0) }
+        let source: FrameSource
+        do {
+            source = try FrameSource(description, input: file)
+        } catch {
+            Output.error("hkid-liveness: \(error)")
+            throw ExitStatus.inputFailed
+        }
+        let liveness = LivenessSession(configuration: session.configuration())
+        var replay = SessionReplay(session: liveness)
+        var annotator = try annotate.map { try Annotator(path: $0) }
+        replay.continuesAfterEnd = annotator != nil
+        let outcome = try replay.run(source, onEvent: { event in
+            var paths: [StillKind: String] = [:]
+            if case .result(let result) = event, let images { paths = try images.store(result) }
+            printer.print(event, imagePaths: paths)
+            annotator?.note(event)
+        }, onFrame: annotator.map { annotator in { frame, analysis in try annotator.draw(frame, analysis) } })
+        try annotator?.finish()
+        annotator = nil
+        printer.printEnd(counters: outcome.counters, seconds: outcome.seconds)
+        liveness.close()
+        if let error = outcome.error {
+            Output.error("hkid-liveness: \(error)")
+            throw ExitStatus.inputFailed
+        }
+    }
+
+    private func loadPipeline() throws -> PipelineDescription {
+        do {
+            if let file = pipeline.pipelineFile { return try PipelineDescription(contentsOf: file) }
+        } catch {
+            Output.error("hkid-liveness: \(error)")
+            throw ExitStatus.inputFailed
+        }
+        if let text = pipeline.pipeline { return PipelineDescription(text: text, origin: "--pipeline") }
+        return .replay
+    }
+
+    private func expectationPaths() -> [String: String] {
+        Dictionary(uniqueKeysWithValues: files.map { file in
+            let beside = Expectation.path(forVideo: file)
+            guard let folder = expectDir else { return (file, beside) }
+            return (file, (folder as NSString).appendingPathComponent((beside as NSString).lastPathComponent))
+        })
+    }
+}
+
+/// Checks an output path before hours of work go into it.
+enum OutputFile {
+    static func checkWritable(_ path: String, option: String) throws {
+        let folder = (path as NSString).deletingLastPathComponent
+        let directory = folder.isEmpty ? "." : folder
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw ValidationError("\(option) \(path): the folder \(directory) does not exist")
+        }
+        guard FileManager.default.isWritableFile(atPath: directory) else {
+            throw ValidationError("\(option) \(path): the folder \(directory) is not writable")
+        }
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ValidationError("\(option) \(path): is a folder")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+import ArgumentParser
+import Foundation
+import HKIDLiveness
+
+/// Options every command that runs a liveness session shares.
+struct SessionOptions: ParsableArguments {
+    @Option(help: "Card type: 2018 (turn right, then left) or 2003 (tilt up, then down).")
+    var card: CardTypeArgument = .hkid2018
+
+    @Option(help: "Seconds before the session ends with result 4 (overtime).")
+    var overtime: Double = 30
+
+    @Option(help: "Language of the hint texts: zh-HK, en or zh-CN.")
+    var lang: LanguageArgument = .zhHK
+
+    @Option(help: "Write the result stills (card, head) as JPEG files into this folder.")
+    var images: String?
+
+    @Flag(help: "Also print a frame line for every analysed frame.")
+    var trace = false
+
+    @Flag(help: "Print the JSON event stream of SPEC section 6 (one object per line) instead of text.")
+    var json = false
+
+    @Option(help: "Camera horizontal field of view in degrees, for the pose.")
+    var hfov: Double = 62
+
+    func validate() throws {
+        guard overtime.isFinite, overtime > 0 else {
+            throw ValidationError("--overtime must be a positive number of seconds, not \(overtime)")
+        }
+        guard hfov > 10, hfov < 170 else { throw ValidationError("--hfov must be between 10 and 170 degrees") }
+        if let images { try ImageFolder.checkWritable(images) }
+    }
+
+    func configuration(cardType: CardType? = nil, overtime: Double? = nil) -> LivenessConfiguration {
+        var configuration = LivenessConfiguration()
+        configuration.cardType = cardType ?? card.cardType
+        configuration.overtimeSeconds = overtime ?? self.overtime
+        configuration.language = lang.language
+        configuration.emitsFrameTrace = trace
+        configuration.hfovDegrees = hfov
+        return configuration
+    }
+}
+
+enum CardTypeArgument: String, ExpressibleByArgument, CaseIterable {
+    case hkid2018 = "2018"
+    case hkid2003 = "2003"
+    var cardType: CardType { self == .hkid2018 ? .hkid2018 : .hkid2003 }
+}
+
+enum LanguageArgument: String, ExpressibleByArgument, CaseIterable {
+    case zhHK = "zh-HK"
+    case en
+    case zhCN = "zh-CN"
+    var language: HintLanguage {
+        switch self {
+        case .zhHK: .zhHK
+        case .en: .en
+        case .zhCN: .zhCN
+        }
+    }
+}
+
+/// `--pipeline-file` and `--pipeline` for commands that read frames.
+struct PipelineOptions: ParsableArguments {
+    @Option(help: "A gst-launch description file (see pipelines/): an element named src takes the input, an appsink named sink gives frames.")
+    var pipelineFile: String?
+
+    @Option(help: "A gst-launch description given inline, with the same two names as --pipeline-file.")
+    var pipeline: String?
+
+    func validate() throws {
+        if pipelineFile != nil && pipeline != nil {
+            throw ValidationError("give --pipeline-file or --pipeline, not both")
+        }
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import HKIDRegression
+
+/// A scripted hand-held card session, as written in samples/scenarios/*.yaml.
+/// Everything a sample video shows is in here; rendering it twice gives the
+/// same frames.
+struct Scenario: Decodable {
+    /// Card type: "2018" or "2003".
+    var card: String
+    var description: String
+    /// Frame size in pixels, [width, height].
+    var size: [Int]
+    var fps: Int = 30
+    var seed: UInt64
+    /// Camera field of view, as the detector assumes by default.
+    var hfov: Double = 62
+    /// Where the card starts.
+    var pose: Pose
+    /// Each move eases in and out from where the previous one ended.
+    var moves: [Move]
+    var hand: Hand = Hand()
+    var effects: Effects = Effects()
+    var expect: Expected
+
+    struct Pose: Decodable {
+        /// Card centre as fractions of the frame's width and height.
+        var x: Double = 0.5
+        var y: Double = 0.5
+        /// Depth of the card centre, mm.
+        var distance: Double = 210
+        var yaw: Double = 0
+        var pitch: Double = 0
+        var roll: Double = 0
+    }
+
+    /// `{hold: 1.0}` keeps still for a second; `{to: {yaw: 30}, over: 1.2}`
+    /// turns to yaw 30 in 1.2 s, other values unchanged.
+    struct Move: Decodable {
+        var hold: Double?
+        var to: PartialPose?
+        var over: Double?
+    }
+
+    struct PartialPose: Decodable {
+        var x: Double?, y: Double?, distance: Double?, yaw: Double?, pitch: Double?, roll: Double?
+    }
+
+    /// What makes it look held by a person rather than a robot.
+    struct Hand: Decodable {
+        /// Amplitude of the angular tremor, degrees.
+        var tremor_deg: Double = 0.5
+        /// Amplitude of the positional tremor, pixels.
+        var tremor_px: Double = 1.0
+        /// Amplitude of the slow drift of the card centre, pixels.
+        var drift_px: Double = 6
+    }
+
+    struct Effects: Decodable {
+        var noise: Double = 2.0
+        var blur: Double = 0.0
+        /// Strength of the specular highlight that slides across the card as
+        /// it tilts (a fixed light reflected in the laminate); 0 disables.
+        var specular: Double = 0.5
+        /// Blur along the motion of fast moves, as a camera shutter does.
+        var motion_blur: Bool = true
+        var brightness: Double = 1.0
+        /// Strong glare patches at fixed places on the card, for a while.
+        var glare: [GlarePatch] = []
+        var thumb: Thumb?
+        /// Times during which no card is in the picture at all.
+        var hidden: [Window] = []
+    }
+
+    struct Window: Decodable {
+        var from: Double
+        var to: Double
+        func contains(_ t: Double) -> Bool { t >= from && t < to }
+    }
+
+    struct GlarePatch: Decodable {
+        var from: Double
+        var to: Double
+        var u: Double = 0.5
+        var v: Double = 0.5
+        /// Radius of the saturated core, mm of card.
+        var radius: Double = 10
+        var strength: Double = 1
+    }
+
+    struct Thumb: Decodable {
+        var edge: String = "bottom"
+        var pos: Double = 0.5
+        var width: Double = 18
+        var reach: Double = 9
+    }
+
+    struct Expected: Decodable {
+        var overtime: Double = 30
+        var retCode: Int
+        var statuses: [String]
+        var alerts: [String] = []
+    }
+
+    var width: Int { size[0] }
+    var height: Int { size[1] }
+    var duration: Double { moves.reduce(0) { $0 + ($1.hold ?? $1.over ?? 0) } }
+
+    static func load(_ path: String) throws -> Scenario {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        return try ScenarioDecoder.decode(text, path: path)
+    }
+
+    func validate(_ path: String) throws {
+        func fail(_ why: String) -> ScenarioError { ScenarioError(path: path, reason: why) }
+        guard ["2018", "2003"].contains(card) else { throw fail("card must be \"2018\" or \"2003\"") }
+        guard size.count == 2, width >= 64, height >= 64, width % 2 == 0, height % 2 == 0 else {
+            throw fail("size must be [width, height], even, at least 64")
+        }
+        guard fps > 0, fps <= 120 else { throw fail("fps must be 1...120") }
+        for (index, move) in moves.enumerated() where (move.hold == nil) == (move.to == nil) {
+            throw fail("move \(index + 1) must have either hold or to")
+        }
+        guard duration > 0 else { throw fail("the moves add up to no time") }
+    }
+}
+
+struct ScenarioError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+    var description: String { "\(path): \(reason)" }
+}
+
+// Synthesised Decodable ignores property defaults, so every struct with
+// optional keys decodes them explicitly with `or:`.
+private extension KeyedDecodingContainer {
+    func decode<T: Decodable>(_ key: Key, or fallback: T) throws -> T {
+        try decodeIfPresent(T.self, forKey: key) ?? fallback
+    }
+}
+
+extension Scenario {
+    private enum CodingKeys: String, CodingKey { case card, description, size, fps, seed, hfov, pose, moves, hand, effects, expect }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        card = try c.decode(String.self, forKey: .card)
+        description = try c.decode(.description, or: "")
+        size = try c.decode([Int].self, forKey: .size)
+        fps = try c.decode(.fps, or: 30)
+        seed = try c.decode(UInt64.self, forKey: .seed)
+        hfov = try c.decode(.hfov, or: 62)
+        pose = try c.decode(.pose, or: Pose())
+        moves = try c.decode([Move].self, forKey: .moves)
+        hand = try c.decode(.hand, or: Hand())
+        effects = try c.decode(.effects, or: Effects())
+        expect = try c.decode(Expected.self, forKey: .expect)
+    }
+}
+
+extension Scenario.Pose {
+    private enum CodingKeys: String, CodingKey { case x, y, distance, yaw, pitch, roll }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        x = try c.decode(.x, or: 0.5); y = try c.decode(.y, or: 0.5); distance = try c.decode(.distance, or: 210)
+        yaw = try c.decode(.yaw, or: 0); pitch = try c.decode(.pitch, or: 0); roll = try c.decode(.roll, or: 0)
+    }
+}
+
+extension Scenario.Hand {
+    private enum CodingKeys: String, CodingKey { case tremor_deg, tremor_px, drift_px }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        tremor_deg = try c.decode(.tremor_deg, or: 0.5); tremor_px = try c.decode(.tremor_px, or: 1.0)
+        drift_px = try c.decode(.drift_px, or: 6)
+    }
+}
+
+extension Scenario.Effects {
+    private enum CodingKeys: String, CodingKey { case noise, blur, specular, motion_blur, brightness, glare, thumb, hidden }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        noise = try c.decode(.noise, or: 2.0); blur = try c.decode(.blur, or: 0); specular = try c.decode(.specular, or: 0.5)
+        motion_blur = try c.decode(.motion_blur, or: true); brightness = try c.decode(.brightness, or: 1)
+        glare = try c.decode(.glare, or: []); thumb = try c.decodeIfPresent(Scenario.Thumb.self, forKey: .thumb)
+        hidden = try c.decode(.hidden, or: [])
+    }
+}
+
+extension Scenario.GlarePatch {
+    private enum CodingKeys: String, CodingKey { case from, to, u, v, radius, strength }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        from = try c.decode(Double.self, forKey: .from); to = try c.decode(Double.self, forKey: .to)
+        u = try c.decode(.u, or: 0.5); v = try c.decode(.v, or: 0.5)
+        radius = try c.decode(.radius, or: 10); strength = try c.decode(.strength, or: 1)
+    }
+}
+
+extension Scenario.Thumb {
+    private enum CodingKeys: String, CodingKey { case edge, pos, width, reach }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        edge = try c.decode(.edge, or: "bottom"); pos = try c.decode(.pos, or: 0.5)
+        width = try c.decode(.width, or: 18); reach = try c.decode(.reach, or: 9)
+    }
+}
+
+extension Scenario.Expected {
+    private enum CodingKeys: String, CodingKey { case overtime, retCode, statuses, alerts }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        overtime = try c.decode(.overtime, or: 30); retCode = try c.decode(Int.self, forKey: .retCode)
+        statuses = try c.decode([String].self, forKey: .statuses); alerts = try c.decode(.alerts, or: [])
+    }
+}
