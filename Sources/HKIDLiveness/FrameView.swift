@@ -9,8 +9,8 @@ public struct FrameView {
     public var planes: [UnsafePointer<UInt8>]
     /// Bytes per row of each plane.
     public var strides: [Int]
-    /// Presentation timestamp in nanoseconds, on any origin: the session
-    /// measures `t` from its first frame.
+    /// Presentation timestamp in nanoseconds, on any origin (the session
+    /// measures `t` from its first frame); must not be negative.
     public var pts: Int64
 
     public init(format: FramePixelFormat, width: Int, height: Int,
@@ -25,6 +25,9 @@ public struct FrameView {
 
     func validate() throws(LivenessError) {
         guard width > 0, height > 0 else { throw .invalidFrame("size \(width)x\(height)") }
+        // Every timer runs on pts; GStreamer's "no timestamp" (-1) would
+        // freeze the clock, so the caller must stamp such frames itself.
+        guard pts >= 0 else { throw .invalidFrame("no timestamp (pts \(pts))") }
         guard planes.count >= format.planeCount, strides.count >= format.planeCount else {
             throw .invalidFrame("\(format) needs \(format.planeCount) planes, got \(planes.count) planes and \(strides.count) strides")
         }

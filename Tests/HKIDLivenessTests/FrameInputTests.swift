@@ -49,6 +49,9 @@ struct FrameInputTests {
             #expect(throws: LivenessError.self) {
                 try session.addFrame(planes: [buffer.baseAddress!], strides: [64], width: 64, height: 48, format: .i420, pts: 0)
             }
+            #expect(throws: LivenessError.invalidFrame("no timestamp (pts -1)")) {
+                try session.addFrame(planes: [buffer.baseAddress!], strides: [64], width: 64, height: 48, format: .gray8, pts: -1)
+            }
             session.close()
             #expect(throws: LivenessError.closed) {
                 try session.addFrame(planes: [buffer.baseAddress!], strides: [64], width: 64, height: 48, format: .gray8, pts: 0)

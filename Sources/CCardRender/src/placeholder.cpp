@@ -1,1 +1,0 @@
-#include "card_render.h"

@@ -1,1 +1,0 @@
-#include "card_vision.h" // placeholder until the vision core lands
