@@ -99,6 +99,8 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
 
+        .executableTarget(name: "hkid-bench", dependencies: ["CCardVision", "CCardRender", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+
         .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender"]),
         .testTarget(name: "HKIDLivenessTests", dependencies: ["HKIDLiveness"]),
         .testTarget(name: "HKIDMediaTests", dependencies: ["HKIDMedia"]),

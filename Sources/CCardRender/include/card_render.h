@@ -130,6 +130,13 @@ cr_status cr_draw_text(const cr_frame *frame, const char *const *lines, int line
 cr_status cr_draw_progress(const cr_frame *frame, int x, int y, int width, int height, double fraction,
                            cr_color color);
 
+/* ---- process-wide ------------------------------------------------------- */
+
+/* Sets the size of OpenCV's thread pool for the whole process (0 = OpenCV's
+ * default). For benchmarks that measure per-core cost; the libraries never
+ * call it themselves. */
+void cr_set_opencv_threads(int threads);
+
 #ifdef __cplusplus
 }
 #endif

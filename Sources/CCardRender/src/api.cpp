@@ -126,4 +126,11 @@ cr_status cr_render_card_face(cr_renderer *r, cr_card_type type, int width, int 
     }
 }
 
+void cr_set_opencv_threads(int threads) {
+    try {
+        cv::setNumThreads(threads <= 0 ? -1 : threads);
+    } catch (...) {
+    }
+}
+
 }  // extern "C"

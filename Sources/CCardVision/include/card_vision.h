@@ -132,12 +132,18 @@ int cv_tracker_has_still(const cv_tracker *tracker, int64_t *pts_ns);
 /* Encodes the kept still as JPEG. */
 cv_status cv_tracker_encode_still(cv_tracker *tracker, cv_still_kind kind, cv_buffer *out);
 
+/* Where the head crop lies in the kept still (x, y, width, height as
+ * fractions of the still's width and height), and whether a face was found
+ * in it (1) or the card layout's portrait area was used as is (0).
+ * Added in 1.1.0. */
+cv_status cv_tracker_head_region(cv_tracker *tracker, float rect[4], int *face_found);
+
 /* Forgets only the kept still, so a new "first" still can be chosen. */
 cv_status cv_tracker_clear_still(cv_tracker *tracker);
 
 void cv_buffer_free(cv_buffer *buffer);
 
-/* Version of the shim, e.g. "1.0.0". */
+/* Version of the shim, e.g. "1.1.0". */
 const char *cv_version(void);
 
 #ifdef __cplusplus

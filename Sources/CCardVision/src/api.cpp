@@ -138,6 +138,25 @@ cv_status cv_tracker_encode_still(cv_tracker *t, cv_still_kind kind, cv_buffer *
     }
 }
 
+cv_status cv_tracker_head_region(cv_tracker *t, float rect[4], int *face_found) {
+    if (!t || !rect) return CV_ERR_NULL;
+    try {
+        cv::Rect r;
+        cv::Size size;
+        bool face = false;
+        cv_status s = t->impl.head_region(r, size, face);
+        if (s != CV_OK) return s;
+        rect[0] = float(r.x) / size.width;
+        rect[1] = float(r.y) / size.height;
+        rect[2] = float(r.width) / size.width;
+        rect[3] = float(r.height) / size.height;
+        if (face_found) *face_found = face ? 1 : 0;
+        return CV_OK;
+    } catch (...) {
+        return CV_ERR_INTERNAL;
+    }
+}
+
 cv_status cv_tracker_clear_still(cv_tracker *t) {
     if (!t) return CV_ERR_NULL;
     t->impl.clear_still();
@@ -151,6 +170,6 @@ void cv_buffer_free(cv_buffer *b) {
     b->size = 0;
 }
 
-const char *cv_version(void) { return "1.0.0"; }
+const char *cv_version(void) { return "1.1.0"; }
 
 }  // extern "C"

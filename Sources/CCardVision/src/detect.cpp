@@ -11,6 +11,9 @@
 
 #include <algorithm>
 #include <cmath>
+#ifdef CARDVISION_DEBUG
+#include <cstdio>
+#endif
 
 namespace cardvision {
 
@@ -40,20 +43,47 @@ static double edge_support(const cv::Mat &gx, const cv::Mat &gy, const Quad &q) 
     return total ? double(hits) / total : 0;
 }
 
+// The four sides of a contour that is a (rounded) quadrilateral: the hull
+// simplified to four vertices says roughly where the sides are; lines
+// fitted to the contour points along the middle of each side give the sharp
+// corners (hull vertices sit inside the rounded corners).
 static std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &contour) {
     std::vector<cv::Point> hull, poly;
     cv::convexHull(contour, hull);
-    double perimeter = cv::arcLength(hull, true);
+    const double perimeter = cv::arcLength(hull, true);
     for (double eps : {0.02, 0.03, 0.045, 0.06}) {
         cv::approxPolyDP(hull, poly, eps * perimeter, true);
-        if (poly.size() == 4) {
-            std::array<cv::Point2f, 4> pts;
-            for (int i = 0; i < 4; ++i) pts[i] = cv::Point2f(poly[i]);
-            return order_corners(pts);
-        }
-        if (poly.size() < 4) return std::nullopt;
+        if (poly.size() <= 4) break;
     }
-    return std::nullopt;
+    if (poly.size() != 4) return std::nullopt;
+    std::array<cv::Vec4f, 4> lines;
+    for (int s = 0; s < 4; ++s) {
+        const cv::Point2f a(poly[s]), b(poly[(s + 1) % 4]);
+        const cv::Point2f d = b - a;
+        const float len2 = d.dot(d);
+        if (len2 < 16) return std::nullopt;
+        const float len = std::sqrt(len2);
+        std::vector<cv::Point2f> on_side;
+        for (const auto &p : contour) {
+            const cv::Point2f q = cv::Point2f(p) - a;
+            const float t = q.dot(d) / len2;
+            if (t < 0.15f || t > 0.85f) continue;
+            if (std::abs(q.x * d.y - q.y * d.x) / len > 3.0f) continue;
+            on_side.push_back(cv::Point2f(p));
+        }
+        if (on_side.size() < 6) {
+            lines[s] = cv::Vec4f(d.x / len, d.y / len, a.x, a.y);
+        } else {
+            cv::fitLine(on_side, lines[s], cv::DIST_HUBER, 0, 0.01, 0.01);
+        }
+    }
+    std::array<cv::Point2f, 4> pts;
+    for (int i = 0; i < 4; ++i) {
+        auto c = intersect(lines[(i + 3) % 4], lines[i]);
+        if (!c || cv::norm(*c - cv::Point2f(poly[i])) > 0.1 * perimeter) return std::nullopt;
+        pts[i] = *c;
+    }
+    return order_corners(pts);
 }
 
 std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long_side, double focal_px) {
@@ -86,11 +116,14 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
         cv::Canny(gx, gy, edges, lo, hi, false);
         cv::dilate(edges, edges, kernel);  // close one-pixel gaps (rounded corners, noise)
         std::vector<std::vector<cv::Point>> contours;
-        cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_SIMPLE);
+        cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
         for (const auto &c : contours) {
             cv::Rect box = cv::boundingRect(c);
             if (box.width < min_side_small || box.height < min_side_small * 0.5) continue;
             auto q = quad_from_contour(c);
+#ifdef CARDVISION_DEBUG
+            fprintf(stderr, "contour box %dx%d at %d,%d quad %d\n", box.width, box.height, box.x, box.y, bool(q));
+#endif
             if (!q) continue;
             if (min_side(*q) < min_side_small * 0.5) continue;
             double area = quad_area(*q);
@@ -98,12 +131,15 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
             Quad fq = scale_quad(*q, inv, offset);
             if (!card_shaped(fq, full, focal_px)) continue;
             const double support = edge_support(gx, gy, *q);
+#ifdef CARDVISION_DEBUG
+            fprintf(stderr, "  shaped, support %.2f\n", support);
+#endif
             if (support < 0.65) continue;
             // Rank by support times size: the card beats the portrait and
             // the printed boxes inside it, which are as well supported.
             const double rank = support * std::sqrt(area / max_area);
             if (!best || rank > best_rank) {
-                best = Detection{fq, support, 2.5f * inv};
+                best = Detection{fq, support, 3.0f * inv};
                 best_rank = rank;
             }
         }

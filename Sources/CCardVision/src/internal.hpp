@@ -134,7 +134,8 @@ Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma
 // ---- still.cpp ----------------------------------------------------------
 cv::Rect2d portrait_area(cv_card_type type);
 // The portrait crop of a rectified still: the layout area, tightened around
-// the largest face the cascade finds in it (if any).
-cv::Mat head_crop(const cv::Mat &still_bgr, cv_card_type type, void *cascade /* cv::CascadeClassifier* or null */);
+// the largest face the cascade finds in it (if any; face_found says so).
+cv::Rect head_region(const cv::Mat &still_bgr, cv_card_type type, void *cascade /* cv::CascadeClassifier* or null */,
+                     bool *face_found);
 
 }  // namespace cardvision

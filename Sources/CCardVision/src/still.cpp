@@ -17,7 +17,8 @@ cv::Rect2d portrait_area(cv_card_type type) {
     return {0.02, 0.16, 0.42, 0.80};
 }
 
-cv::Mat head_crop(const cv::Mat &still, cv_card_type type, void *cascade_ptr) {
+cv::Rect head_region(const cv::Mat &still, cv_card_type type, void *cascade_ptr, bool *face_found) {
+    if (face_found) *face_found = false;
     const cv::Rect2d a = portrait_area(type);
     cv::Rect area(int(a.x * still.cols), int(a.y * still.rows), int(a.width * still.cols),
                   int(a.height * still.rows));
@@ -41,10 +42,13 @@ cv::Mat head_crop(const cv::Mat &still, cv_card_type type, void *cascade_ptr) {
             cv::Rect head(int(c.x - w / 2), int(c.y - h / 2), int(w), int(h));
             head += area.tl();
             head &= area;
-            if (head.area() > 0) crop = head;
+            if (head.area() > 0) {
+                crop = head;
+                if (face_found) *face_found = true;
+            }
         }
     }
-    return still(crop).clone();
+    return crop;
 }
 
 }  // namespace cardvision

@@ -185,6 +185,18 @@ void Tracker::keep_still_if_better(const cv_image &image, const Quad &q, double 
     still_pts_ = pts;
 }
 
+cv_status Tracker::head_region(cv::Rect &rect, cv::Size &still_size, bool &face_found) {
+    if (still_.empty()) return CV_ERR_NO_STILL;
+    if (!cascade_tried_ && !cascade_path_.empty()) {
+        // Loaded on first use: it costs tens of milliseconds.
+        cascade_tried_ = true;
+        if (!cascade_.load(cascade_path_)) cascade_ = cv::CascadeClassifier();
+    }
+    rect = cardvision::head_region(still_, config_.card_type, cascade_.empty() ? nullptr : &cascade_, &face_found);
+    still_size = still_.size();
+    return CV_OK;
+}
+
 bool Tracker::has_still(int64_t *pts) const {
     if (still_.empty()) return false;
     if (pts) *pts = still_pts_;
@@ -195,11 +207,11 @@ cv_status Tracker::encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg) 
     if (still_.empty()) return CV_ERR_NO_STILL;
     cv::Mat picture = still_;
     if (kind == CV_STILL_HEAD) {
-        if (!cascade_tried_ && !cascade_path_.empty()) {
-            cascade_tried_ = true;
-            if (!cascade_.load(cascade_path_)) cascade_ = cv::CascadeClassifier();
-        }
-        picture = head_crop(still_, config_.card_type, cascade_.empty() ? nullptr : &cascade_);
+        cv::Rect rect;
+        cv::Size size;
+        bool face = false;
+        head_region(rect, size, face);
+        picture = still_(rect);
     }
     std::vector<int> params = {cv::IMWRITE_JPEG_QUALITY, config_.jpeg_quality};
     if (!cv::imencode(".jpg", picture, jpeg, params)) return CV_ERR_INTERNAL;

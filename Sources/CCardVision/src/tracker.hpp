@@ -23,6 +23,8 @@ public:
     void clear_still() { still_ = cv::Mat(); still_score_ = -1e9; }
     // Encoded JPEG of the kept still or its portrait crop; empty if none.
     cv_status encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg);
+    // The head crop's rectangle in the kept still.
+    cv_status head_region(cv::Rect &rect, cv::Size &still_size, bool &face_found);
 
 private:
     std::optional<Refinement> track(const cv::Mat &luma, double focal);

@@ -1,0 +1,81 @@
+// StillTests.swift — the kept front-on still and its head crop.
+import CCardRender
+import CCardVision
+import Foundation
+import Testing
+
+/// Width and height from a baseline/progressive JPEG's SOF marker, or nil.
+func jpegSize(_ data: [UInt8]) -> (Int, Int)? {
+    guard data.count > 4, data[0] == 0xFF, data[1] == 0xD8, data[data.count - 2] == 0xFF, data[data.count - 1] == 0xD9 else { return nil }
+    var i = 2
+    while i + 9 < data.count {
+        guard data[i] == 0xFF else { return nil }
+        let marker = data[i + 1]
+        let length = Int(data[i + 2]) << 8 | Int(data[i + 3])
+        if marker == 0xC0 || marker == 0xC2 {
+            let h = Int(data[i + 5]) << 8 | Int(data[i + 6]), w = Int(data[i + 7]) << 8 | Int(data[i + 8])
+            return (w, h)
+        }
+        i += 2 + length
+    }
+    return nil
+}
+
+func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
+    var buffer = cv_buffer()
+    guard cv_tracker_encode_still(t.handle, kind, &buffer) == CV_OK else { return nil }
+    defer { cv_buffer_free(&buffer) }
+    return Array(UnsafeBufferPointer(start: buffer.data, count: buffer.size))
+}
+
+@Suite struct StillTests {
+    @Test(arguments: [(CR_CARD_2018, CV_CARD_2018), (CR_CARD_2003, CV_CARD_2003)])
+    func stillAndHeadCrop(renderType: cr_card_type, visionType: cv_card_type) throws {
+        let scenes = Scenes(seed: 71)
+        let tracker = Tracker(cardType: visionType)
+        #expect(cv_tracker_has_still(tracker.handle, nil) == 0)
+        var s = scenes.scene()
+        s.card_type = renderType
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.55, scene: s)
+        for k in 0..<6 {
+            s.yaw_deg = Double(k) - 3
+            s.roll_deg = 4
+            tracker.process(scenes.render(s), pts: Int64(k) * 33_333_333)
+        }
+        var pts: Int64 = -1
+        #expect(cv_tracker_has_still(tracker.handle, &pts) == 1)
+        #expect(pts >= 0)
+
+        let card = try #require(encode(tracker, CV_STILL_CARD))
+        let size = try #require(jpegSize(card))
+        #expect(size.0 == 856 && size.1 == 540)
+
+        let head = try #require(encode(tracker, CV_STILL_HEAD))
+        let headSize = try #require(jpegSize(head))
+        #expect(headSize.0 > 60 && headSize.0 < 428)
+
+        var rect: [Float] = [0, 0, 0, 0]
+        var face: Int32 = 0
+        #expect(cv_tracker_head_region(tracker.handle, &rect, &face) == CV_OK)
+        let centreX = rect[0] + rect[2] / 2
+        print("head region \(rect) face \(face)")
+        #expect(face == 1)  // the cartoon portrait is a face to the Haar detector
+        if visionType == CV_CARD_2018 { #expect(centreX < 0.5) } else { #expect(centreX > 0.5) }
+
+        #expect(cv_tracker_clear_still(tracker.handle) == CV_OK)
+        #expect(cv_tracker_has_still(tracker.handle, nil) == 0)
+        var none = cv_buffer()
+        #expect(cv_tracker_encode_still(tracker.handle, CV_STILL_CARD, &none) == CV_ERR_NO_STILL)
+    }
+
+    /// Tilted views are never kept as the front-on still.
+    @Test func noStillWhenTilted() {
+        let scenes = Scenes(seed: 72)
+        let tracker = Tracker()
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.5, scene: s)
+        s.yaw_deg = 30
+        for k in 0..<3 { tracker.process(scenes.render(s), pts: Int64(k) * 33_333_333) }
+        #expect(cv_tracker_has_still(tracker.handle, nil) == 0)
+    }
+}

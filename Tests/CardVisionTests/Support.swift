@@ -1,0 +1,179 @@
+// Support.swift — rendering scenes with CCardRender and feeding them to
+// CCardVision, plus the metrics the tests assert on.
+import CCardRender
+import CCardVision
+import Foundation
+
+/// One rendered I420 frame (contiguous Y, U, V) with its ground truth.
+struct Frame {
+    let width: Int
+    let height: Int
+    var pixels: [UInt8]
+    let truth: cr_truth
+
+    var truthCorners: [Float] { floats(truth.corners) }
+}
+
+func floats<T>(_ tuple: T) -> [Float] {
+    withUnsafeBytes(of: tuple) { Array($0.bindMemory(to: Float.self)) }
+}
+
+/// A renderer for one test; frames from one renderer share a background.
+final class Scenes {
+    let renderer: OpaquePointer
+
+    init(seed: UInt64) {
+        renderer = cr_renderer_create(seed, nil)!
+    }
+    deinit { cr_renderer_destroy(renderer) }
+
+    func scene(width: Int = 1280, height: Int = 720) -> cr_scene {
+        var s = cr_scene()
+        cr_scene_default(&s)
+        s.width = Int32(width)
+        s.height = Int32(height)
+        s.center_x = Double(width - 1) / 2
+        s.center_y = Double(height - 1) / 2
+        return s
+    }
+
+    /// Distance (mm) at which the card spans `ratio` of the frame width, front-on.
+    static func distance(forWidthRatio ratio: Double, scene s: cr_scene) -> Double {
+        let f = Double(s.width) / 2 / tan(s.hfov_deg * .pi / 360)
+        return f * 85.60 / (ratio * Double(s.width))
+    }
+
+    func render(_ s: cr_scene) -> Frame {
+        let w = Int(s.width), h = Int(s.height)
+        var pixels = [UInt8](repeating: 0, count: w * h * 3 / 2)
+        var truth = cr_truth()
+        var scene = s
+        let status = pixels.withUnsafeMutableBufferPointer { p -> cr_status in
+            let y = p.baseAddress!, u = y + w * h, v = u + w * h / 4
+            return cr_render_i420(renderer, &scene, y, Int32(w), u, Int32(w / 2), v, Int32(w / 2), &truth)
+        }
+        precondition(status == CR_OK, "render failed: \(status)")
+        return Frame(width: w, height: h, pixels: pixels, truth: truth)
+    }
+}
+
+/// A tracker with the default configuration (or a tweaked one).
+final class Tracker {
+    let handle: OpaquePointer
+
+    init(cardType: cv_card_type = CV_CARD_2018, configure: (inout cv_config) -> Void = { _ in }) {
+        var c = cv_config()
+        cv_config_default(&c)
+        c.card_type = cardType
+        configure(&c)
+        var err: Int32 = 0
+        handle = cv_tracker_create(&c, &err)!
+    }
+    deinit { cv_tracker_destroy(handle) }
+
+    @discardableResult
+    func process(_ f: Frame, pts: Int64 = 0) -> cv_measurement {
+        var m = cv_measurement()
+        let status = f.pixels.withUnsafeBufferPointer { p -> cv_status in
+            let y = p.baseAddress!, u = y + f.width * f.height, v = u + f.width * f.height / 4
+            var im = cv_image()
+            im.format = CV_PIXEL_I420
+            im.width = Int32(f.width)
+            im.height = Int32(f.height)
+            im.planes = (y, u, v)
+            im.strides = (Int32(f.width), Int32(f.width / 2), Int32(f.width / 2))
+            return cv_tracker_process(handle, &im, pts, &m)
+        }
+        precondition(status == CV_OK, "process failed: \(status)")
+        return m
+    }
+
+    func reset() { cv_tracker_reset(handle) }
+}
+
+// MARK: - metrics
+
+/// Intersection over union of two convex quads (Sutherland–Hodgman clipping).
+func jaccard(_ a: [Float], _ b: [Float]) -> Double {
+    func points(_ q: [Float]) -> [(Double, Double)] { (0..<4).map { (Double(q[2 * $0]), Double(q[2 * $0 + 1])) } }
+    func area(_ p: [(Double, Double)]) -> Double {
+        guard p.count >= 3 else { return 0 }
+        var s = 0.0
+        for i in 0..<p.count {
+            let (x0, y0) = p[i], (x1, y1) = p[(i + 1) % p.count]
+            s += x0 * y1 - x1 * y0
+        }
+        return abs(s) / 2
+    }
+    func clip(_ subject: [(Double, Double)], _ clipper: [(Double, Double)]) -> [(Double, Double)] {
+        // Orientation of the clipper decides which side is inside.
+        var orient = 0.0
+        for i in 0..<clipper.count {
+            let (x0, y0) = clipper[i], (x1, y1) = clipper[(i + 1) % clipper.count]
+            orient += x0 * y1 - x1 * y0
+        }
+        var output = subject
+        for i in 0..<clipper.count {
+            let a = clipper[i], b = clipper[(i + 1) % clipper.count]
+            func inside(_ p: (Double, Double)) -> Bool {
+                let c = (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+                return orient > 0 ? c >= 0 : c <= 0
+            }
+            func cut(_ p: (Double, Double), _ q: (Double, Double)) -> (Double, Double) {
+                let d1 = (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
+                let d2 = (b.0 - a.0) * (q.1 - a.1) - (b.1 - a.1) * (q.0 - a.0)
+                let t = d1 / (d1 - d2)
+                return (p.0 + t * (q.0 - p.0), p.1 + t * (q.1 - p.1))
+            }
+            let input = output
+            output = []
+            guard !input.isEmpty else { break }
+            for j in 0..<input.count {
+                let p = input[j], q = input[(j + 1) % input.count]
+                if inside(q) {
+                    if !inside(p) { output.append(cut(p, q)) }
+                    output.append(q)
+                } else if inside(p) {
+                    output.append(cut(p, q))
+                }
+            }
+        }
+        return output
+    }
+    let pa = points(a), pb = points(b)
+    let inter = area(clip(pa, pb))
+    let union = area(pa) + area(pb) - inter
+    return union > 0 ? inter / union : 0
+}
+
+func meanCornerError(_ a: [Float], _ b: [Float]) -> Double {
+    (0..<4).map { i in hypot(Double(a[2 * i] - b[2 * i]), Double(a[2 * i + 1] - b[2 * i + 1])) }.reduce(0, +) / 4
+}
+
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    guard !values.isEmpty else { return .nan }
+    let s = values.sorted()
+    return s[min(s.count - 1, Int(p * Double(s.count)))]
+}
+
+/// A deterministic generator so sweeps are reproducible.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+extension Frame {
+    /// The whole card lies inside the frame with a small margin.
+    var cardFullyInside: Bool {
+        let c = truthCorners
+        return (0..<4).allSatisfy { i in
+            c[2 * i] > 3 && c[2 * i] < Float(width - 4) && c[2 * i + 1] > 3 && c[2 * i + 1] < Float(height - 4)
+        }
+    }
+}

@@ -1,0 +1,103 @@
+// TrackingTests.swift — following a card across frames: thumbs, leaving,
+// rotation lag and angular speed.
+import CCardRender
+import CCardVision
+import Foundation
+import Testing
+
+private let frameNs: Int64 = 33_333_333  // 30 fps
+
+@Suite struct TrackingTests {
+    /// A thumb over part of an edge (or a corner) must not break the lock.
+    @Test(arguments: [(CR_EDGE_BOTTOM, 0.5), (CR_EDGE_RIGHT, 0.4), (CR_EDGE_LEFT, 0.95), (CR_EDGE_TOP, 0.3)])
+    func thumbStaysLocked(edge: cr_edge, position: Double) {
+        let scenes = Scenes(seed: 21)
+        let tracker = Tracker()
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        var lost = 0
+        var ious: [Double] = []
+        for k in 0..<24 {
+            s.center_x = 640 + 60 * sin(Double(k) * 0.2)
+            s.yaw_deg = 15 * sin(Double(k) * 0.15)
+            s.thumb = k >= 2 ? 1 : 0  // acquire first, then the hand closes
+            s.thumb_edge = edge
+            s.thumb_pos = position
+            let frame = scenes.render(s)
+            let m = tracker.process(frame, pts: Int64(k) * frameNs)
+            if k < 2 { continue }
+            if m.found == 1 { ious.append(jaccard(floats(m.corners), frame.truthCorners)) } else { lost += 1 }
+        }
+        #expect(lost == 0)
+        #expect((ious.min() ?? 0) >= 0.95)
+    }
+
+    /// When the card goes away, "not found" within 2 frames.
+    @Test func cardLeavingIsReported() {
+        let scenes = Scenes(seed: 33)
+        let tracker = Tracker()
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.4, scene: s)
+        for k in 0..<8 {
+            #expect(tracker.process(scenes.render(s), pts: Int64(k) * frameNs).found == 1)
+        }
+        s.card_visible = 0
+        let after = (8..<11).map { tracker.process(scenes.render(s), pts: Int64($0) * frameNs).found }
+        #expect(after[1] == 0 && after[2] == 0)
+
+        // Sliding out of the frame sideways, fast: once the whole card is
+        // past the right border, at most one more frame may still report it.
+        let tracker2 = Tracker()
+        var t = scenes.scene()
+        t.distance_mm = s.distance_mm
+        var goneFrame = -1, reportedAfterGone = 0
+        for k in 0..<20 {
+            t.center_x = 640 + Double(k) * 60
+            let frame = scenes.render(t)
+            let m = tracker2.process(frame, pts: Int64(k) * frameNs)
+            let c = frame.truthCorners
+            let leftmost = [c[0], c[2], c[4], c[6]].min()!
+            if goneFrame < 0 && leftmost > 1280 { goneFrame = k }
+            if goneFrame >= 0 && k >= goneFrame + 1 && m.found == 1 { reportedAfterGone += 1 }
+        }
+        #expect(goneFrame > 0)
+        #expect(reportedAfterGone == 0)
+    }
+
+    /// Smoothing must not lag a steady rotation by more than ~2 frames, and
+    /// the angular speed must be about right.
+    @Test func rotationLagAndSpeed() {
+        let scenes = Scenes(seed: 44)
+        let tracker = Tracker()
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        let rate = 60.0  // degrees per second
+        var worstLagFrames = 0.0
+        var speeds: [Double] = []
+        for k in 0..<30 {
+            s.yaw_deg = -25 + rate * Double(k) / 30
+            let m = tracker.process(scenes.render(s), pts: Int64(k) * frameNs)
+            #expect(m.found == 1)
+            if k >= 8 {
+                worstLagFrames = max(worstLagFrames, (s.yaw_deg - Double(m.yaw)) / (rate / 30))
+                speeds.append(Double(m.speed_dps))
+            }
+        }
+        print("rotation: worst lag \(worstLagFrames) frames, median speed \(percentile(speeds, 0.5))")
+        #expect(worstLagFrames <= 2.5)
+        #expect(abs(percentile(speeds, 0.5) - rate) <= 15)
+    }
+
+    @Test func distanceAndBorder() {
+        let scenes = Scenes(seed: 55)
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.5, scene: s)
+        let m = Tracker().process(scenes.render(s))
+        #expect(abs(m.width_ratio - 0.5) < 0.01)
+        #expect(m.touches_border == 0)
+        s.center_x = 1280 - 0.25 * 1280 - 4  // right edge ~4 px from the border
+        let n = Tracker().process(scenes.render(s))
+        #expect(n.found == 1)
+        #expect(n.touches_border == 1)
+    }
+}
