@@ -123,4 +123,67 @@ static inline GstBuffer *hk_i420_buffer_new(int width, int height,
     return buffer;
 }
 
+
+/*
+ * Camera pipeline with a recording branch on a tee (hkid-station, issue 6).
+ *
+ * A recording bin is detached from its tee pad in the one place that is safe
+ * while data flows: a blocking probe on the tee's src pad. The probe runs on
+ * the streaming thread, unlinks the bin and sends EOS into it (so the muxer
+ * finalises the file), then removes itself. Swift never runs on that thread;
+ * it waits for the bin's EOS on the bus (forwarded, see
+ * hk_message_is_forwarded_eos_within) and then removes the bin.
+ */
+static GstPadProbeReturn hk_tee_branch_detach_probe(GstPad *pad, GstPadProbeInfo *info, gpointer user_data) {
+    (void)info;
+    GstPad *branch_sink = GST_PAD(user_data);
+    gst_pad_unlink(pad, branch_sink);
+    gst_pad_send_event(branch_sink, gst_event_new_eos());
+    return GST_PAD_PROBE_REMOVE;
+}
+
+/* Schedules the detach for the next buffer on tee_pad. */
+static inline void hk_tee_branch_detach(GstPad *tee_pad, GstPad *branch_sink) {
+    gst_pad_add_probe(tee_pad, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM, hk_tee_branch_detach_probe,
+                      gst_object_ref(branch_sink), (GDestroyNotify)gst_object_unref);
+}
+
+/* The pipeline's running time now (clock time minus base time), or
+ * GST_CLOCK_TIME_NONE before it has a clock. */
+static inline GstClockTime hk_element_running_time(GstElement *element) {
+    GstClock *clock = gst_element_get_clock(element);
+    if (clock == NULL) return GST_CLOCK_TIME_NONE;
+    GstClockTime now = gst_clock_get_time(clock);
+    gst_object_unref(clock);
+    GstClockTime base = gst_element_get_base_time(element);
+    return now > base ? now - base : 0;
+}
+
+/* With message-forward=TRUE a bin wraps each child's EOS in an element
+ * message "GstBinForwarded"; true when msg is one whose EOS came from inside
+ * `within` (a sink of the recording bin). */
+static inline gboolean hk_message_is_forwarded_eos_within(GstMessage *msg, GstObject *within) {
+    if (GST_MESSAGE_TYPE(msg) != GST_MESSAGE_ELEMENT) return FALSE;
+    const GstStructure *s = gst_message_get_structure(msg);
+    if (s == NULL || !gst_structure_has_name(s, "GstBinForwarded")) return FALSE;
+    GstMessage *inner = NULL;
+    if (!gst_structure_get(s, "message", GST_TYPE_MESSAGE, &inner, NULL) || inner == NULL) return FALSE;
+    gboolean result = GST_MESSAGE_TYPE(inner) == GST_MESSAGE_EOS && GST_MESSAGE_SRC(inner) != NULL &&
+                      (GST_MESSAGE_SRC(inner) == within || gst_object_has_as_ancestor(GST_MESSAGE_SRC(inner), within));
+    gst_message_unref(inner);
+    return result;
+}
+
+/* Copies a sample's whole buffer (an encoded JPEG, say) into dest; returns
+ * the byte count, or 0 when it does not fit or there is no buffer. */
+static inline gsize hk_sample_size(GstSample *sample) {
+    GstBuffer *buffer = gst_sample_get_buffer(sample);
+    return buffer ? gst_buffer_get_size(buffer) : 0;
+}
+static inline gsize hk_sample_copy(GstSample *sample, guint8 *dest, gsize capacity) {
+    GstBuffer *buffer = gst_sample_get_buffer(sample);
+    if (buffer == NULL || gst_buffer_get_size(buffer) > capacity) return 0;
+    return gst_buffer_extract(buffer, 0, dest, capacity);
+}
+
 #endif /* HKID_CGSTREAMER_SHIM_H */

@@ -1,0 +1,38 @@
+import Foundation
+import Hummingbird
+
+/// Requires `Authorization: Bearer <token>` on every route but `/healthz`.
+///
+/// Browsers cannot add a header to `<img src>` or `EventSource`, so the
+/// operator page passes the same token as `?access_token=`; both are
+/// compared in constant time.
+struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    let token: String
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.uri.path == "/healthz" { return try await next(request, context) }
+        var presented: String?
+        if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
+            presented = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        } else if let query = request.uri.queryParameters.get("access_token") {
+            presented = query
+        }
+        guard let presented, Self.constantTimeEqual(presented, token) else {
+            var response = try APIError(.unauthorized, "a bearer token is required")
+                .response(from: request, context: context)
+            response.headers[.wwwAuthenticate] = "Bearer realm=\"hkid-station\""
+            return response
+        }
+        return try await next(request, context)
+    }
+
+    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8), y = Array(b.utf8)
+        var difference = UInt8(x.count == y.count ? 0 : 1)
+        for index in 0..<max(x.count, y.count) {
+            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
+        }
+        return difference == 0
+    }
+}

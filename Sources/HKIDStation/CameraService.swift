@@ -1,0 +1,174 @@
+import Foundation
+import HKIDMedia
+import Logging
+import Synchronization
+
+/// Owns the camera: runs `CameraPipeline`s one after another on a dedicated
+/// thread (a file that ends is started again, a camera that fails is retried),
+/// hands analysis frames to whoever is analysing, and preview JPEGs to the
+/// preview store. Recording requests go to the pipeline running now.
+public final class CameraService: Sendable {
+    public struct Health: Sendable, Equatable {
+        public var running = false
+        public var framesSeen = 0
+        /// Size of the analysis frames: the coordinate space of the quad overlay.
+        public var frameWidth = 0
+        public var frameHeight = 0
+        public var lastError: String?
+    }
+
+    private struct State {
+        var control: CameraPipeline.Control?
+        /// Bumped each time a new pipeline starts running.
+        var generation = 0
+        var health = Health()
+        var shuttingDown = false
+        var restartRequested = false
+        var generationWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
+    }
+
+    private let settings: CameraPipeline.Settings
+    private let loopsFile: Bool
+    private let state = Mutex(State())
+    private let frameConsumer = Mutex<(@Sendable (VideoFrame) -> Void)?>(nil)
+    private let finished = DispatchSemaphore(value: 0)
+    private let logger: Logger
+    public let preview = PreviewStore()
+    /// Called on the camera thread when the source ends or fails while running.
+    private let sourceEnded: @Sendable (String) -> Void
+
+    public init(settings: CameraPipeline.Settings, loopsFile: Bool, logger: Logger,
+                sourceEnded: @escaping @Sendable (String) -> Void) {
+        self.settings = settings
+        self.loopsFile = loopsFile
+        self.logger = logger
+        self.sourceEnded = sourceEnded
+    }
+
+    public func start() {
+        let thread = Thread { [self] in self.cameraLoop() }
+        thread.name = "hkid.station.camera"
+        thread.start()
+    }
+
+    public var health: Health { state.withLock { $0.health } }
+
+    /// Where analysis frames go; nil drops them (no session running).
+    func setFrameConsumer(_ consumer: (@Sendable (VideoFrame) -> Void)?) {
+        frameConsumer.withLock { $0 = consumer }
+    }
+
+    /// Starts the source again from its beginning (a file); returns once the
+    /// new pipeline runs.
+    func restartSource() async {
+        let (control, generation) = state.withLock { state in
+            state.restartRequested = true
+            return (state.control, state.generation)
+        }
+        control?.stop()
+        await waitForGeneration(after: generation)
+    }
+
+    /// Waits until a pipeline newer than `generation` is running (or shutdown).
+    private func waitForGeneration(after generation: Int) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let ready = state.withLock { state -> Bool in
+                if state.generation > generation || state.shuttingDown { return true }
+                state.generationWaiters.append((generation, continuation))
+                return false
+            }
+            if ready { continuation.resume() }
+        }
+    }
+
+    func startRecording(to path: String) async throws(MediaError) {
+        guard let control = state.withLock({ $0.control }) else {
+            throw MediaError(.writeFailed, input: path, reason: "the camera is not running")
+        }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, MediaError>, Never>) in
+            control.startRecording(to: path) { continuation.resume(returning: $0) }
+        }
+        try result.get()
+    }
+
+    func stopRecording() async -> CameraPipeline.RecordingEnding {
+        guard let control = state.withLock({ $0.control }) else { return .notRecording }
+        return await withCheckedContinuation { continuation in
+            control.stopRecording { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Stops the camera (finalising a recording still running) and waits for its thread.
+    public func shutdown() {
+        let control = state.withLock { state -> CameraPipeline.Control? in
+            state.shuttingDown = true
+            return state.control
+        }
+        control?.stop()
+        finished.wait()
+        finished.signal()  // later callers return at once
+    }
+
+    private func cameraLoop() {
+        defer {
+            let waiters = state.withLock { state in
+                state.health.running = false
+                defer { state.generationWaiters = [] }
+                return state.generationWaiters
+            }
+            for (_, continuation) in waiters { continuation.resume() }
+            finished.signal()
+        }
+        while !state.withLock({ $0.shuttingDown }) {
+            do {
+                let camera = try CameraPipeline(settings: settings, logger: logger)
+                let waiters = state.withLock { state in
+                    state.control = camera.control
+                    state.generation += 1
+                    state.restartRequested = false
+                    state.health.running = true
+                    state.health.lastError = nil
+                    defer { state.generationWaiters = [] }
+                    return state.generationWaiters
+                }
+                for (_, continuation) in waiters { continuation.resume() }
+                if state.withLock({ $0.shuttingDown }) { camera.control.stop() }
+                let ending = try camera.run(onFrame: { [self] frame in
+                    state.withLock { state in
+                        state.health.framesSeen += 1
+                        state.health.frameWidth = frame.width
+                        state.health.frameHeight = frame.height
+                    }
+                    frameConsumer.withLock { $0 }?(frame)
+                }, onPreview: { [self] jpeg in
+                    preview.publish(jpeg)
+                })
+                let (restart, shuttingDown) = state.withLock { state in
+                    state.control = nil
+                    state.health.running = false
+                    return (state.restartRequested, state.shuttingDown)
+                }
+                if shuttingDown { return }
+                if ending == .endOfStream {
+                    sourceEnded("the video source ended")
+                    if !loopsFile {
+                        logger.notice("the video source ended; the camera is stopped")
+                        return
+                    }
+                } else if !restart {
+                    return
+                }
+            } catch {
+                logger.error("camera failed", metadata: ["error": "\(error)"])
+                state.withLock { state in
+                    state.control = nil
+                    state.health.running = false
+                    state.health.lastError = error.description
+                }
+                sourceEnded("the camera failed: \(error.description)")
+                // Retry, but do not spin on a camera that is unplugged.
+                for _ in 0..<20 where !state.withLock({ $0.shuttingDown }) { Thread.sleep(forTimeInterval: 0.1) }
+            }
+        }
+    }
+}

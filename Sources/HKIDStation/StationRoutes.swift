@@ -1,0 +1,224 @@
+import Foundation
+import HKIDSignature
+import Hummingbird
+
+import NIOCore
+
+/// Every HTTP route of the station. Handlers only translate between HTTP and
+/// the `Station`; ids are validated by `SessionID` before anything else.
+/// docs/station-openapi.yaml documents exactly these (a test checks).
+struct StationRoutes<Context: RequestContext> {
+    let station: Station
+
+    func register(on router: Router<Context>) {
+        router.get("/") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+                     body: .init(byteBuffer: ByteBuffer(string: OperatorPage.html)))
+        }
+        router.get("/healthz") { _, _ in await health() }
+        router.get("/metrics") { _, _ in
+            Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                     body: .init(byteBuffer: ByteBuffer(string: station.metrics.exposition())))
+        }
+        router.get("/v1/public-key") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/x-pem-file",
+                                            HTTPFields.Element.Name("X-Key-Id")!: station.signer.keyId],
+                     body: .init(byteBuffer: ByteBuffer(string: KeyFile.pem(publicKey: station.signer.publicKey))))
+        }
+        router.get("/v1/preview.jpg") { _, _ in try previewPicture() }
+        router.get("/v1/preview.mjpeg") { _, _ in previewStream() }
+
+        router.post("/v1/sessions") { request, context in try await startSession(request, context: context) }
+        router.get("/v1/sessions") { request, _ in try await listSessions(request) }
+        router.get("/v1/sessions/{id}") { _, context in
+            let id = try sessionID(context)
+            guard let record = await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
+            return JSONResponse.response(SessionView(record, directory: station.directory))
+        }
+        router.post("/v1/sessions/{id}/cancel") { _, context in
+            let record = try await station.cancelSession(try sessionID(context))
+            return JSONResponse.response(SessionView(record, directory: station.directory))
+        }
+        router.get("/v1/sessions/{id}/events") { _, context in try await events(try sessionID(context)) }
+        router.get("/v1/sessions/{id}/bundle") { _, context in
+            let id = try sessionID(context)
+            guard let record = await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
+            guard record.bundleReady else { throw APIError(.conflict, "the bundle of session \(id) is not ready") }
+            return try fileResponse(station.directory.bundlePath(of: id), type: "application/zip",
+                                    downloadName: "hkid-session-\(id).zip")
+        }
+        router.get("/v1/sessions/{id}/video") { _, context in
+            let id = try sessionID(context)
+            guard let record = await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
+            guard record.status != .active, record.hasVideo else {
+                throw APIError(.notFound, "session \(id) has no finished video")
+            }
+            return try fileResponse(station.directory.file(BundleLayout.video, of: id), type: "video/x-matroska",
+                                    downloadName: nil)
+        }
+        router.get("/v1/sessions/{id}/images/{name}") { _, context in
+            let id = try sessionID(context)
+            guard let image = context.parameters.get("name").flatMap(SessionImage.init(rawValue:)) else {
+                throw APIError(.notFound, "images are first-card, card and head")
+            }
+            guard await station.session(id) != nil else { throw APIError(.notFound, "no session \(id)") }
+            return try fileResponse(station.directory.file(image.fileName, of: id), type: "image/jpeg",
+                                    downloadName: nil)
+        }
+    }
+
+    // MARK: Handlers
+
+    private func sessionID(_ context: Context) throws -> SessionID {
+        guard let text = context.parameters.get("id"), let id = SessionID(text) else {
+            throw APIError(.badRequest, "a session id is 32 lowercase hex digits")
+        }
+        return id
+    }
+
+    private func startSession(_ request: Request, context: Context) async throws -> Response {
+        var request = request
+        let body = try await request.collectBody(upTo: station.configuration.maxRequestBytes)
+        let sessionRequest: SessionRequest
+        if body.readableBytes == 0 {
+            sessionRequest = SessionRequest()
+        } else {
+            do {
+                sessionRequest = try JSONDecoder().decode(SessionRequest.self, from: Data(body.readableBytesView))
+            } catch {
+                throw APIError(.badRequest, "the body must be a JSON object with cardType, overtimeSeconds, language")
+            }
+        }
+        let record = try await station.startSession(sessionRequest)
+        var response = JSONResponse.response(SessionView(record, directory: station.directory), status: .created)
+        response.headers[.location] = "/v1/sessions/\(record.id)"
+        return response
+    }
+
+    private struct SessionPage: Encodable {
+        var sessions: [SessionView]
+        var nextCursor: String?
+    }
+
+    private func listSessions(_ request: Request) async throws -> Response {
+        let query = request.uri.queryParameters
+        var limit = 20
+        if let text = query.get("limit") {
+            guard let value = Int(text), (1...100).contains(value) else {
+                throw APIError(.badRequest, "limit must be between 1 and 100")
+            }
+            limit = value
+        }
+        var status: SessionStatus?
+        if let text = query.get("status") {
+            guard let value = SessionStatus(rawValue: text) else {
+                throw APIError(.badRequest, "status must be one of \(SessionStatus.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            status = value
+        }
+        var cursor: Int64?
+        if let text = query.get("cursor") {
+            guard let value = Int64(text), value > 0 else { throw APIError(.badRequest, "cursor is not valid") }
+            cursor = value
+        }
+        let records = try station.store.list(status: status, limit: limit + 1, after: cursor)
+        let page = Array(records.prefix(limit))
+        let next = records.count > limit ? page.last?.seq.map(String.init) : nil
+        return JSONResponse.response(SessionPage(sessions: page.map { SessionView($0, directory: station.directory) },
+                                                 nextCursor: next))
+    }
+
+    /// Server-Sent Events: every line so far, then live lines, one `data:`
+    /// per SPEC section 6 line; `event: end` closes. A finished session replays
+    /// its `events.jsonl`.
+    private func events(_ id: SessionID) async throws -> Response {
+        guard let record = await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
+        let lines: AsyncStream<String>
+        if record.status == .active, let live = await station.liveEvents(id) {
+            lines = live
+        } else {
+            let path = station.directory.file(BundleLayout.events, of: id)
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            let stored = text.split(separator: "\n").map(String.init)
+            lines = AsyncStream { continuation in
+                for line in stored { continuation.yield(line) }
+                continuation.finish()
+            }
+        }
+        let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: ": session \(id)\n\n"))
+            for await line in lines {
+                try await writer.write(ByteBuffer(string: "data: \(line)\n\n"))
+            }
+            try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))
+            try await writer.finish(nil)
+        })
+    }
+
+    private func health() async -> Response {
+        let camera = station.camera.health
+        let body = Health(status: camera.running ? "ok" : "degraded",
+                          camera: .init(running: camera.running, framesSeen: camera.framesSeen, frameWidth: camera.frameWidth,
+                                                        frameHeight: camera.frameHeight, lastError: camera.lastError),
+                          activeSession: await station.activeSessionID?.rawValue, keyId: station.signer.keyId)
+        return JSONResponse.response(body)
+    }
+
+    private func previewPicture() throws -> Response {
+        guard let picture = station.camera.preview.picture else {
+            throw APIError(.serviceUnavailable, "no camera picture yet")
+        }
+        return Response(status: .ok, headers: [.contentType: "image/jpeg", .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: picture.jpeg)))
+    }
+
+    /// MJPEG: `multipart/x-mixed-replace`, one part per new preview picture,
+    /// until the client goes or the station shuts down.
+    private func previewStream() -> Response {
+        let boundary = "hkidpreview"
+        let preview = station.camera.preview
+        let station = self.station
+        let interval = Duration.milliseconds(1000 / max(station.configuration.previewFramesPerSecond, 1) / 2)
+        return Response(status: .ok,
+                        headers: [.contentType: "multipart/x-mixed-replace; boundary=\(boundary)", .cacheControl: "no-store"],
+                        body: ResponseBody { writer in
+                            var sent = 0
+                            while !(await station.isShuttingDown), !Task.isCancelled {
+                                if let picture = preview.picture, picture.sequence != sent {
+                                    sent = picture.sequence
+                                    var part = ByteBuffer(string: "--\(boundary)\r\nContent-Type: image/jpeg\r\nContent-Length: \(picture.jpeg.count)\r\n\r\n")
+                                    part.writeBytes(picture.jpeg)
+                                    part.writeString("\r\n")
+                                    try await writer.write(part)
+                                }
+                                try await Task.sleep(for: interval)
+                            }
+                            try await writer.finish(nil)
+                        })
+    }
+
+    private func fileResponse(_ path: String, type: String, downloadName: String?) throws -> Response {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw APIError(.notFound, "not found")
+        }
+        var headers: HTTPFields = [.contentType: type, .cacheControl: "no-store"]
+        if let downloadName { headers[.contentDisposition] = "attachment; filename=\"\(downloadName)\"" }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// The body of `GET /healthz`.
+struct Health: Encodable {
+    var status: String
+    var camera: Camera
+    var activeSession: String?
+    var keyId: String
+    struct Camera: Encodable {
+        var running: Bool
+        var framesSeen: Int
+        var frameWidth: Int
+        var frameHeight: Int
+        var lastError: String?
+    }
+}

@@ -1,0 +1,91 @@
+import ArgumentParser
+import Foundation
+import HKIDStation
+import Logging
+
+/// `hkid-station`: reads the configuration file, lays the flags over it and
+/// runs the station until SIGTERM. Everything else lives in HKIDStation.
+@main
+struct StationCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hkid-station",
+        abstract: "The HKID liveness recording station daemon (see docs/station.md).")
+
+    @Option(name: .long, help: "YAML configuration file.")
+    var config: String?
+
+    @Option(name: .long, help: "Address to listen on (default 127.0.0.1; anything else needs --token-file).")
+    var host: String?
+
+    @Option(name: .long, help: "Port to listen on (default 8470; 0 picks a free one).")
+    var port: Int?
+
+    @Option(name: .long, help: "Data directory (index, keys, sessions).")
+    var dataDirectory: String?
+
+    @Option(name: .long, help: "File with the bearer token clients must send.")
+    var tokenFile: String?
+
+    @Option(name: .long, help: "Ed25519 signing key (PEM or raw base64); created in the data directory when absent.")
+    var signingKey: String?
+
+    @Option(name: .long, help: "Video source: webcam, file, test-pattern or pipeline.")
+    var source: String?
+
+    @Option(name: .long, help: "Camera device for --source webcam.")
+    var device: String?
+
+    @Option(name: .long, help: "Video file for --source file (played at real-time speed).")
+    var file: String?
+
+    @Option(name: .long, help: "gst-launch fragment ending in raw video for --source pipeline.")
+    var pipeline: String?
+
+    @Flag(name: .long, help: "With --source file: start the file from the beginning at each session.")
+    var restartFileOnSession = false
+
+    @Option(name: .long, help: "whole-session (ALL_Save_Video), after-first or none.")
+    var recordMode: String?
+
+    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
+    var logLevel: String = "info"
+
+    func run() async throws {
+        var settings = StationConfiguration()
+        if let config { settings = try StationConfiguration(yamlFile: config) }
+        if let host { settings.host = host }
+        if let port { settings.port = port }
+        if let dataDirectory { settings.dataDirectory = dataDirectory }
+        if let tokenFile { settings.tokenFile = tokenFile }
+        if let signingKey { settings.signingKeyFile = signingKey }
+        if let source {
+            guard let kind = StationConfiguration.SourceKind(rawValue: source) else {
+                throw ValidationError("--source must be webcam, file, test-pattern or pipeline")
+            }
+            settings.source = kind
+        }
+        if let device { settings.device = device }
+        if let file { settings.file = file }
+        if let pipeline { settings.pipeline = pipeline }
+        if restartFileOnSession { settings.restartFileOnSession = true }
+        if let recordMode {
+            guard let mode = RecordMode(configValue: recordMode) else {
+                throw ValidationError("--record-mode must be whole-session, after-first or none")
+            }
+            settings.recordMode = mode
+        }
+        let level = Logger.Level(rawValue: logLevel) ?? .info
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let logger = Logger(label: "hkid.station")
+        do {
+            try await StationServer.run(configuration: settings, logger: logger)
+        } catch let error as StationError {
+            logger.critical("\(error.message)")
+            throw ExitCode(78)  // EX_CONFIG: systemd should not restart-loop on it
+        }
+    }
+}
