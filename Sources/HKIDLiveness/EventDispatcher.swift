@@ -114,6 +114,13 @@ final class EventDispatcher: Sendable {
         }
     }
 
+    /// Blocking `flush`, for callers that are not async. Must not be called
+    /// from a callback (the queue would wait for itself); that traps.
+    func waitUntilDelivered() {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        queue.sync {}
+    }
+
     /// Ends every stream after the events already queued; later streams end at once.
     func finish() {
         queue.async {

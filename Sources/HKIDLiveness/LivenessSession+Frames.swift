@@ -1,3 +1,4 @@
+import Dispatch
 import Logging
 
 extension LivenessSession {
@@ -64,6 +65,15 @@ extension LivenessSession {
             analysisQueue.async { done.resume() }
         }
         await dispatcher.flush()
+    }
+
+    /// Blocking `flush`, for code that is not async (a CLI's main thread).
+    /// Must not be called from an observer or handler: that traps instead of
+    /// deadlocking.
+    public func waitUntilIdle() {
+        dispatchPrecondition(condition: .notOnQueue(analysisQueue))
+        analysisQueue.sync {}
+        dispatcher.waitUntilDelivered()
     }
 
     private func analyse(_ borrowed: FrameView, counted: Bool) throws(LivenessError) -> FrameAnalysis {

@@ -47,6 +47,15 @@ struct ObserverTests {
         #expect(!slow.overlapped && !quick.overlapped)
     }
 
+    @Test func waitUntilIdleBlocksUntilDelivered() {
+        let session = makeSession()
+        let slow = RecordingObserver(delay: .milliseconds(20))
+        session.registerObserver(slow)
+        let events = session.startDetect() + session.play(MeasurementScript(fps: 10).front(0.5))
+        session.waitUntilIdle()
+        #expect(slow.events == summaries(events))
+    }
+
     @Test func closuresAndStreamsSeeTheSameOrder() async {
         let session = makeSession()
         let seen = Mutex<[String]>([])
