@@ -28,10 +28,14 @@ cv::Rect head_region(const cv::Mat &still, cv_card_type type, void *cascade_ptr,
     if (cascade && !cascade->empty()) {
         cv::Mat gray;
         cv::cvtColor(still(area), gray, cv::COLOR_BGR2GRAY);
-        cv::equalizeHist(gray, gray);
         std::vector<cv::Rect> faces;
         const int min_face = std::max(24, area.width / 5);
         cascade->detectMultiScale(gray, faces, 1.1, 3, 0, cv::Size(min_face, min_face));
+        if (faces.empty()) {
+            // A dim or washed-out still: retry with the contrast stretched.
+            cv::equalizeHist(gray, gray);
+            cascade->detectMultiScale(gray, faces, 1.1, 3, 0, cv::Size(min_face, min_face));
+        }
         if (!faces.empty()) {
             cv::Rect f = *std::max_element(faces.begin(), faces.end(),
                                            [](const cv::Rect &x, const cv::Rect &y) { return x.area() < y.area(); });
