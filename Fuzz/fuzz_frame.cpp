@@ -1,0 +1,84 @@
+// fuzz_frame.cpp — libFuzzer target for cv_tracker_process.
+//
+// The first bytes choose the pixel format, the size, the stride padding and
+// a few flags (NULL planes, undersized strides, process twice for the
+// tracking path); the rest is pixel data. The planes are laid out in one
+// exactly-sized heap buffer, so AddressSanitizer catches any read past a
+// plane the header says exists.
+#include "card_vision.h"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace {
+
+struct Reader {
+    const uint8_t *p;
+    size_t n;
+    uint8_t byte() {
+        if (!n) return 0;
+        --n;
+        return *p++;
+    }
+    uint16_t u16() { return uint16_t(byte() | (byte() << 8)); }
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    Reader r{data, size};
+    const int format = r.byte() % 6;         // 5 = invalid
+    const int width = r.u16() % 700 + (r.byte() & 1 ? 0 : -2);
+    const int height = r.u16() % 500 + (r.byte() & 1 ? 0 : -2);
+    const int pad = r.byte() % 9;
+    const uint8_t flags = r.byte();
+    const int bpp = format == CV_PIXEL_BGR ? 3 : format == CV_PIXEL_BGRA ? 4 : 1;
+
+    cv_image im{};
+    im.format = cv_pixel_format(format);
+    im.width = width;
+    im.height = height;
+    const int w = width > 0 ? width : 0, h = height > 0 ? height : 0;
+    int strides[3] = {w * bpp + pad, 0, 0};
+    int rows[3] = {h, 0, 0};
+    if (format == CV_PIXEL_I420) {
+        strides[1] = strides[2] = (w + 1) / 2 + pad;
+        rows[1] = rows[2] = (h + 1) / 2;
+    } else if (format == CV_PIXEL_NV12) {
+        strides[1] = 2 * ((w + 1) / 2) + pad;
+        rows[1] = (h + 1) / 2;
+    }
+    if (flags & 0x10) strides[0] -= 1 + (flags >> 6);  // undersized stride: must be rejected
+    size_t total = 0;
+    for (int i = 0; i < 3; ++i) total += size_t(strides[i] > 0 ? strides[i] : 0) * rows[i];
+    if (total > (8u << 20)) return 0;
+    std::vector<uint8_t> buffer(total ? total : 1);
+    for (size_t i = 0; i < total; ++i) buffer[i] = r.n ? r.byte() : uint8_t(i * 31);
+    // Exactly-sized copy so ASan sees the end.
+    uint8_t *pixels = new uint8_t[total ? total : 1];
+    std::memcpy(pixels, buffer.data(), total ? total : 1);
+    size_t offset = 0;
+    for (int i = 0; i < 3; ++i) {
+        im.strides[i] = strides[i];
+        im.planes[i] = rows[i] ? pixels + offset : nullptr;
+        offset += size_t(strides[i] > 0 ? strides[i] : 0) * rows[i];
+    }
+    if (flags & 0x20) im.planes[flags & 1] = nullptr;
+
+    cv_config config;
+    cv_config_default(&config);
+    config.face_cascade_path = "";
+    config.detect_long_side = 160 + (flags & 0x0f) * 40;
+    cv_tracker *tracker = cv_tracker_create(&config, nullptr);
+    cv_measurement m;
+    cv_tracker_process(tracker, &im, 0, &m);
+    if (flags & 0x80) {
+        cv_tracker_process(tracker, &im, 33333333, &m);
+        cv_buffer b;
+        if (cv_tracker_encode_still(tracker, CV_STILL_HEAD, &b) == CV_OK) cv_buffer_free(&b);
+    }
+    cv_tracker_destroy(tracker);
+    delete[] pixels;
+    return 0;
+}
