@@ -78,28 +78,28 @@ static cv::Mat yuv_full_range_to_bgr(const cv::Mat &y, const cv::Mat &u_half, co
     return bgr;
 }
 
-cv::Mat warp_colour(const cv_image &im, const cv::Matx33d &H, int w, int h) {
+ColourRaster warp_colour(const cv_image &im, const cv::Matx33d &H, int w, int h) {
+    ColourRaster raster;
     const int flags = cv::INTER_LINEAR | cv::WARP_INVERSE_MAP;
     const cv::Size size(w, h);
-    cv::Mat out;
     switch (im.format) {
     case CV_PIXEL_GRAY8: {
         cv::Mat g;
         cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC1, im.strides[0]), g, H,
                             size, flags, cv::BORDER_REPLICATE);
-        cv::cvtColor(g, out, cv::COLOR_GRAY2BGR);
-        return out;
+        cv::cvtColor(g, raster.bgr, cv::COLOR_GRAY2BGR);
+        return raster;
     }
     case CV_PIXEL_BGR:
-        cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC3, im.strides[0]), out, H,
+        cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC3, im.strides[0]), raster.bgr, H,
                             size, flags, cv::BORDER_REPLICATE);
-        return out;
+        return raster;
     case CV_PIXEL_BGRA: {
         cv::Mat a;
         cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC4, im.strides[0]), a, H,
                             size, flags, cv::BORDER_REPLICATE);
-        cv::cvtColor(a, out, cv::COLOR_BGRA2BGR);
-        return out;
+        cv::cvtColor(a, raster.bgr, cv::COLOR_BGRA2BGR);
+        return raster;
     }
     case CV_PIXEL_I420: case CV_PIXEL_NV12: {
         // Warp each plane on its own grid. A chroma sample (i) sits at luma
@@ -127,10 +127,19 @@ cv::Mat warp_colour(const cv_image &im, const cv::Matx33d &H, int w, int h) {
             u = parts[0];
             v = parts[1];
         }
-        return yuv_full_range_to_bgr(y, u, v);
+        raster.y = y;
+        raster.u = u;
+        raster.v = v;
+        return raster;
     }
     }
-    return out;
+    return raster;
+}
+
+cv::Mat ColourRaster::to_bgr() const {
+    if (!bgr.empty()) return bgr;
+    if (y.empty()) return cv::Mat();
+    return yuv_full_range_to_bgr(y, u, v);
 }
 
 }  // namespace cardvision

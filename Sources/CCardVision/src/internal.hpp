@@ -59,9 +59,21 @@ cv_status validate_image(const cv_image *image);
 // Luma plane as a cv::Mat: wraps the Y plane (no copy) for GRAY8/I420/NV12,
 // converts BGR/BGRA into scratch.
 cv::Mat luma_of(const cv_image &image, cv::Mat &scratch);
-// Warps the card face in full colour from the source planes into a BGR raster
-// of size (w x h); H maps raster pixels to full-resolution image pixels.
-cv::Mat warp_colour(const cv_image &image, const cv::Matx33d &H, int w, int h);
+// The card face warped from the source planes, in the source's colour
+// space: BGR for RGB-like and grey input, separate Y and half-size U, V
+// planes for YUV input (converted only when someone asks for BGR, because
+// the conversion costs more than the warp and most kept stills are
+// replaced before they are encoded).
+struct ColourRaster {
+    cv::Mat bgr;
+    cv::Mat y, u, v;
+    bool empty() const { return bgr.empty() && y.empty(); }
+    cv::Size size() const { return bgr.empty() ? y.size() : bgr.size(); }
+    cv::Mat to_bgr() const;
+};
+// Warps the card face from the source planes into a (w x h) raster; H maps
+// raster pixels to full-resolution image pixels.
+ColourRaster warp_colour(const cv_image &image, const cv::Matx33d &H, int w, int h);
 
 // ---- detect.cpp ---------------------------------------------------------
 struct Detection {

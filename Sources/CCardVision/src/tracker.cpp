@@ -11,6 +11,9 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cmath>
+#ifdef CARDVISION_DEBUG
+#include <cstdio>
+#endif
 
 namespace cardvision {
 
@@ -41,6 +44,9 @@ void Tracker::reset() {
 
 std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal) {
     Refinement r = refine_quad(luma, guess, radius);
+#ifdef CARDVISION_DEBUG
+    fprintf(stderr, "polish r=%.1f ok %d conf %.2f sup %.2f %.2f %.2f %.2f\n", radius, r.ok, r.confidence, r.support[0], r.support[1], r.support[2], r.support[3]);
+#endif
     if (!r.ok) return std::nullopt;
     // A second, narrow pass around the first fit settles the sub-pixel edge.
     Refinement fine = refine_quad(luma, r.quad, 3.0f);
@@ -177,10 +183,11 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
 }
 
 void Tracker::keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts) {
-    if (!still_.empty() && score <= still_score_ + 0.005) return;
+    if (!still_.empty() && score <= still_score_ + 0.01) return;
     const int w = config_.still_width & ~1;
     const int h = int(std::lround(w / kCardAspect)) & ~1;
     still_ = warp_colour(image, raster_to_quad(q, w, h), w, h);
+    still_bgr_ = cv::Mat();
     still_score_ = score;
     still_pts_ = pts;
 }
@@ -192,9 +199,14 @@ cv_status Tracker::head_region(cv::Rect &rect, cv::Size &still_size, bool &face_
         cascade_tried_ = true;
         if (!cascade_.load(cascade_path_)) cascade_ = cv::CascadeClassifier();
     }
-    rect = cardvision::head_region(still_, config_.card_type, cascade_.empty() ? nullptr : &cascade_, &face_found);
+    rect = cardvision::head_region(still_bgr(), config_.card_type, cascade_.empty() ? nullptr : &cascade_, &face_found);
     still_size = still_.size();
     return CV_OK;
+}
+
+const cv::Mat &Tracker::still_bgr() {
+    if (still_bgr_.empty()) still_bgr_ = still_.to_bgr();
+    return still_bgr_;
 }
 
 bool Tracker::has_still(int64_t *pts) const {
@@ -205,13 +217,13 @@ bool Tracker::has_still(int64_t *pts) const {
 
 cv_status Tracker::encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg) {
     if (still_.empty()) return CV_ERR_NO_STILL;
-    cv::Mat picture = still_;
+    cv::Mat picture = still_bgr();
     if (kind == CV_STILL_HEAD) {
         cv::Rect rect;
         cv::Size size;
         bool face = false;
         head_region(rect, size, face);
-        picture = still_(rect);
+        picture = picture(rect);
     }
     std::vector<int> params = {cv::IMWRITE_JPEG_QUALITY, config_.jpeg_quality};
     if (!cv::imencode(".jpg", picture, jpeg, params)) return CV_ERR_INTERNAL;

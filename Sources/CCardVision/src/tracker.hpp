@@ -20,7 +20,7 @@ public:
     void process(const cv_image &image, int64_t pts_ns, cv_measurement &out);
 
     bool has_still(int64_t *pts) const;
-    void clear_still() { still_ = cv::Mat(); still_score_ = -1e9; }
+    void clear_still() { still_ = ColourRaster(); still_bgr_ = cv::Mat(); still_score_ = -1e9; }
     // Encoded JPEG of the kept still or its portrait crop; empty if none.
     cv_status encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg);
     // The head crop's rectangle in the kept still.
@@ -53,7 +53,9 @@ private:
     FocalEstimator focal_;
 
     // The kept still.
-    cv::Mat still_;
+    ColourRaster still_;
+    cv::Mat still_bgr_;  // still_ converted, on first use
+    const cv::Mat &still_bgr();
     int64_t still_pts_ = 0;
     double still_score_ = -1e9;
 };
