@@ -78,3 +78,6 @@ public enum KeyFile {
         return "-----BEGIN \(label)-----\n\(body)\n-----END \(label)-----\n"
     }
 }
+
+/// Crypto's Ed25519 public key type, so tools using HKIDSignature need not import Crypto.
+public typealias Curve25519PublicKey = Curve25519.Signing.PublicKey

@@ -40,6 +40,8 @@ struct BundleWriter {
         let partialPath = directory.file(".bundle.zip.partial", of: id)
         try? FileManager.default.removeItem(atPath: partialPath)
         let archive = try Archive(url: URL(fileURLWithPath: partialPath), accessMode: .create)
+        // Tightened before anything personal goes in (the daemon's umask is 077 as well).
+        chmod(partialPath, 0o600)
         for name in [BundleLayout.manifest, BundleLayout.signature] + Self.contentFiles where name == BundleLayout.manifest
             || name == BundleLayout.signature || files[name] != nil {
             // Video and JPEG are compressed already; deflate only the text.
@@ -47,7 +49,6 @@ struct BundleWriter {
             try archive.addEntry(with: name, fileURL: URL(fileURLWithPath: directory.file(name, of: id)),
                                  compressionMethod: compress ? .deflate : .none)
         }
-        chmod(partialPath, 0o600)
         try DurableFile.sync(path: partialPath)
         try DurableFile.rename(partialPath, to: finalPath)
         return manifest

@@ -174,9 +174,13 @@ function follow(session) {
   $("cancel").disabled = false; $("start").disabled = true;
   $("status").textContent = "Session " + session.id + " · " + session.cardType + " · " + session.language;
   source = new EventSource(withToken("/v1/sessions/" + session.id + "/events"));
-  source.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (_) {} };
+  source.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (err) { $("status").textContent = "bad event: " + err; } };
   source.addEventListener("end", () => { source.close(); source = null; finished(session.id); });
-  source.onerror = () => { if (source) { source.close(); source = null; } setTimeout(() => finished(session.id), 500); };
+  source.onerror = () => {
+    $("status").textContent = "Event stream interrupted; reconnecting…";
+    if (source) { source.close(); source = null; }
+    setTimeout(() => finished(session.id), 500);
+  };
 }
 function finished(id) {
   api("/v1/sessions/" + id).then(s => {

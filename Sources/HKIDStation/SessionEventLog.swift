@@ -60,14 +60,15 @@ public final class SessionEventLog: Sendable {
 
     /// Ends every subscription, syncs the file and gives it its final name.
     public func close() throws {
-        let handle = state.withLock { state -> FileHandle? in
-            guard !state.closed else { return nil }
+        // Finish the streams outside the lock: finishing runs their
+        // onTermination, which takes the lock to unsubscribe.
+        let (handle, subscribers) = state.withLock { state -> (FileHandle?, [AsyncStream<String>.Continuation]) in
+            guard !state.closed else { return (nil, []) }
             state.closed = true
-            for continuation in state.subscribers.values { continuation.finish() }
-            state.subscribers = [:]
-            defer { state.handle = nil }
-            return state.handle
+            defer { state.subscribers = [:]; state.handle = nil }
+            return (state.handle, Array(state.subscribers.values))
         }
+        for continuation in subscribers { continuation.finish() }
         guard let handle else { return }
         try handle.synchronize()
         try handle.close()

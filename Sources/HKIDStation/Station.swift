@@ -276,12 +276,14 @@ public actor Station {
         guard let id = SessionID(record.id) else { return }
         let writer = BundleWriter(directory: directory, signer: signer)
         let snapshot = record
+        let logger = self.logger
         let sealed: Bool = await withCheckedContinuation { done in
             DispatchQueue.global().async {
                 do {
                     _ = try writer.seal(snapshot, id: id)
                     done.resume(returning: true)
                 } catch {
+                    logger.error("bundle not sealed", metadata: ["session": "\(id)", "error": "\(error)"])
                     done.resume(returning: false)
                 }
             }
@@ -289,8 +291,6 @@ public actor Station {
         if sealed {
             record.bundleReady = true
             try? store.update(record)
-        } else {
-            logger.error("bundle not sealed", metadata: ["session": "\(id)"])
         }
     }
 

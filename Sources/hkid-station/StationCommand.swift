@@ -51,6 +51,9 @@ struct StationCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func run() async throws {
+        // Session files are personal data: nothing this process creates is
+        // readable by anyone else, whatever the library forgets to chmod.
+        umask(0o077)
         var settings = StationConfiguration()
         if let config { settings = try StationConfiguration(yamlFile: config) }
         if let host { settings.host = host }
