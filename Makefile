@@ -38,3 +38,18 @@ test-samples:
 
 clean:
 	rm -rf .build $(OUT)
+
+# The HTML report (--report) of the whole sample library, and a screenshot of
+# it in headless Chromium, to look at what people will see: $(OUT)/report.html,
+# $(OUT)/report.png. A mismatching sample still gets its report.
+.PHONY: report-screenshot
+report-screenshot:
+	@scripts/install-deps.sh browser
+	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
+	@mkdir -p $(OUT)
+	$(BIN) replay samples/*.mp4 --expect --report $(OUT)/report.html \
+	  || echo "report-screenshot: not every sample matched its expectation; see the report"
+	@test -s $(OUT)/report.html
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,3000 \
+	  --screenshot=$(abspath $(OUT))/report.png file://$(abspath $(OUT))/report.html 2>/dev/null
+	@test -s $(OUT)/report.png && echo "report-screenshot: $(OUT)/report.png"

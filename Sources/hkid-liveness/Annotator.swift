@@ -14,7 +14,13 @@ final class Annotator {
     private var status = "-"
     private var hint = ""
     private var alert: String?
+    private var alertHint = ""
     private var result: String?
+    private var resultSucceeded = false
+    private var resultColor = cr_color(r: 255, g: 255, b: 255)
+    /// A result other than "first" ended the session: later frames are shown
+    /// but no longer analysed, so "no card" would be a lie.
+    private var ended = false
     private var step = 0
     private var firstPTS: Int64?
 
@@ -27,8 +33,9 @@ final class Annotator {
         switch event {
         case .operation(let command):
             let status = command.currentStatus
-            if status.isAlert {
+            if status.isAlert || status == .valid {
                 alert = status == .valid ? nil : status.name
+                alertHint = command.hintKey.text(in: .en)
                 return
             }
             self.status = status.name
@@ -37,7 +44,18 @@ final class Annotator {
             hint = command.hintKey.text(in: .en)
             step = [.begin: 0, .orth: 1, .reset: 2, .leftDown: 3, .complete: 4][status] ?? step
         case .result(let r):
-            result = r.success ? "RESULT 0 success" : "RESULT \(r.retCode) \(r.message)"
+            result = String(format: "RESULT %d %@ at %.2f s", r.retCode, r.success ? "success" : r.message, r.t.seconds)
+            resultSucceeded = r.success
+            // Green success, blue for "first" (progress, not failure), red for a failure.
+            resultColor = r.success ? cr_color(r: 40, g: 220, b: 90)
+                : r.code == .first ? cr_color(r: 40, g: 120, b: 240) : cr_color(r: 235, g: 60, b: 50)
+            if r.code.endsSession {
+                // Nothing is analysed any more: an alert can no longer clear,
+                // and the last hint no longer applies.
+                ended = true
+                alert = nil
+                if !r.success { hint = "Session over (\(r.message))" }
+            }
         case .frame:
             break
         }
@@ -61,15 +79,29 @@ final class Annotator {
         copyPlane(frame.planes[2], stride: frame.strides[2], into: &v, width: width / 2, rows: height / 2)
 
         let m = analysis.measurement
+        // Text grows with the picture: 0.8 at 540 lines, 1.6 at 1080.
+        let scale = min(3, max(0.6, Double(height) / 540 * 0.8))
+        let lineHeight = Int(22 * scale), padding = Int(8 * scale), margin = Int(16 * scale)
+        func boxHeight(_ lines: Int) -> Int { lines * lineHeight + padding }
+
         var lines = [String(format: "t %.3f s   %@", analysis.t.seconds, status), hint]
         if let m, m.found {
-            lines.append(String(format: "yaw %+.1f  pitch %+.1f  roll %+.1f", m.yaw, m.pitch, m.roll))
+            lines.append(String(format: "yaw %+.1f  pitch %+.1f  roll %+.1f deg", m.yaw, m.pitch, m.roll))
             lines.append(String(format: "width %.2f  glare %.2f  speed %.0f deg/s", m.widthRatio, m.glare, m.speed))
+        } else if ended {
+            lines.append("session ended: frames not analysed")
         } else {
             lines.append("no card")
         }
-        if let alert { lines.append("ALERT \(alert)") }
-        if let result { lines.append(result) }
+        // Alert and result go in their own boxes below, each with a coloured
+        // bar on its left: amber for an alert, green or red for a result.
+        var boxes: [(lines: [String], color: cr_color)] = [(lines, cr_color(r: 255, g: 255, b: 255))]
+        if let alert { boxes.append((["ALERT \(alert)", alertHint], cr_color(r: 245, g: 170, b: 20))) }
+        if let result {
+            boxes.append(([result], resultColor))
+        }
+        let quadColor = alert != nil ? cr_color(r: 245, g: 170, b: 20)
+            : ended && !resultSucceeded ? cr_color(r: 235, g: 60, b: 50) : cr_color(r: 40, g: 220, b: 90)
         try y.withUnsafeMutableBufferPointer { yp in
             try u.withUnsafeMutableBufferPointer { up in
                 try v.withUnsafeMutableBufferPointer { vp in
@@ -81,17 +113,26 @@ final class Annotator {
                     target.strides = (Int32(width), Int32(width / 2), Int32(width / 2))
                     if let m, m.found {
                         let corners = m.corners.flatMap { [Float($0.x), Float($0.y)] }
-                        let color = alert == nil ? cr_color(r: 40, g: 220, b: 90) : cr_color(r: 240, g: 170, b: 30)
-                        corners.withUnsafeBufferPointer { _ = cr_draw_quad(&target, $0.baseAddress, color, 3) }
+                        corners.withUnsafeBufferPointer { _ = cr_draw_quad(&target, $0.baseAddress, quadColor, max(2, Int32(3 * scale))) }
                     }
-                    let cLines = lines.map { strdup($0) }
-                    defer { cLines.forEach { free($0) } }
-                    var pointers = cLines.map { UnsafePointer($0) }
-                    _ = pointers.withUnsafeMutableBufferPointer { p in
-                        cr_draw_text(&target, p.baseAddress, Int32(p.count), 16, 16, 0.8, cr_color(r: 255, g: 255, b: 255))
+                    var top = margin
+                    for (index, box) in boxes.enumerated() {
+                        let x = index == 0 ? margin : margin + Int(8 * scale)
+                        if index > 0 {
+                            // Text is drawn in luma only, so colour comes from the bar.
+                            _ = cr_draw_progress(&target, Int32(margin), Int32(top), Int32(max(2, 6 * scale)),
+                                                 Int32(boxHeight(box.lines.count)), 1, box.color)
+                        }
+                        drawText(&target, box.lines, x: x, y: top, scale: scale)
+                        top += boxHeight(box.lines.count) + Int(6 * scale)
                     }
-                    _ = cr_draw_progress(&target, 16, Int32(height - 30), Int32(width / 3), 12, Double(step) / 4,
-                                         cr_color(r: 40, g: 220, b: 90))
+                    // Progress through the four steps, labelled, at the bottom.
+                    let barHeight = Int(12 * scale), barY = height - margin - barHeight
+                    let now = ["hold front-on", "first rotation", "back to front", "second rotation"]
+                    drawText(&target, [step >= 4 ? "all 4 steps done" : ended ? "stopped after \(step)/4 steps" : "\(step)/4 steps done, now: \(now[step])"], x: margin,
+                             y: barY - boxHeight(1) - Int(4 * scale), scale: scale * 0.8)
+                    _ = cr_draw_progress(&target, Int32(margin), Int32(barY), Int32(width / 3), Int32(barHeight),
+                                         Double(step) / 4, cr_color(r: 40, g: 220, b: 90))
                     let pts = frame.pts - (firstPTS ?? frame.pts)
                     if firstPTS == nil { firstPTS = frame.pts }
                     try writer!.write(y: yp.baseAddress!, yStride: width, u: up.baseAddress!, uStride: width / 2,
@@ -103,6 +144,15 @@ final class Annotator {
 
     func finish() throws {
         try writer?.finish()
+    }
+
+    private func drawText(_ target: inout cr_frame, _ lines: [String], x: Int, y: Int, scale: Double) {
+        let cLines = lines.map { strdup($0) }
+        defer { cLines.forEach { free($0) } }
+        var pointers = cLines.map { UnsafePointer($0) }
+        _ = pointers.withUnsafeMutableBufferPointer { p in
+            cr_draw_text(&target, p.baseAddress, Int32(p.count), Int32(x), Int32(y), scale, cr_color(r: 255, g: 255, b: 255))
+        }
     }
 
     private func copyPlane(_ source: UnsafePointer<UInt8>, stride: Int, into target: inout [UInt8], width: Int, rows: Int) {

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+
+/// Runs the built `hkid-liveness` (or any tool) to completion with a time
+/// limit, output captured in files so that a chatty process cannot block on
+/// a full pipe. Used by the report and annotate tests.
+enum ToolRun {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `HKID_LIVENESS_BIN`, else `<repo>/.build/debug/hkid-liveness`. A test
+    /// that needs the binary fails (not skips) when neither exists.
+    static func binary() throws -> String {
+        var candidates: [String] = []
+        if let path = ProcessInfo.processInfo.environment["HKID_LIVENESS_BIN"], !path.isEmpty { candidates.append(path) }
+        candidates.append(repository.appendingPathComponent(".build/debug/hkid-liveness").path)
+        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return try #require(found, """
+            hkid-liveness binary not found (tried \(candidates.joined(separator: ", "))): \
+            build it with `swift build --product hkid-liveness` or set HKID_LIVENESS_BIN
+            """)
+    }
+
+    static func sample(_ name: String) -> String {
+        repository.appendingPathComponent("samples/\(name)").path
+    }
+
+    struct Outcome {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(180)) throws -> Outcome {
+        let folder = try temporaryDirectory()
+        let outPath = folder + "/stdout", errPath = folder + "/stderr"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = repository
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning {
+            process.terminate()
+            Issue.record("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+        }
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        return Outcome(status: process.terminationStatus,
+                       stdout: try String(contentsOfFile: outPath, encoding: .utf8),
+                       stderr: try String(contentsOfFile: errPath, encoding: .utf8))
+    }
+
+    static func temporaryDirectory() throws -> String {
+        let path = NSTemporaryDirectory() + "hkid-tool-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+}
+
+@Suite("--report")
+struct ReportTests {
+    /// A file name that breaks HTML unless escaped.
+    static let hostileStem = "x<b>&\"y"
+
+    @Test("writes one self-contained page with a section, a plot and stills per file, names escaped")
+    func report() throws {
+        let binary = try ToolRun.binary()
+        let folder = try ToolRun.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // A second sample under a hostile name, with its expectation beside it.
+        let hostile = folder + "/\(Self.hostileStem).mp4"
+        try FileManager.default.copyItem(atPath: ToolRun.sample("lost-after-first-2003.mp4"), toPath: hostile)
+        try FileManager.default.copyItem(atPath: ToolRun.sample("lost-after-first-2003.expect.json"),
+                                         toPath: folder + "/\(Self.hostileStem).expect.json")
+        let report = folder + "/report.html"
+
+        let run = try ToolRun.run(binary, ["replay", ToolRun.sample("genuine-2018.mp4"), hostile, "--expect", "--jobs", "2",
+                                           "--report", report])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let html = try String(contentsOfFile: report, encoding: .utf8)
+
+        // Self-contained: nothing fetched from anywhere.
+        #expect(html.hasPrefix("<!doctype html>"))
+        #expect(!html.contains("src=\"http"))
+        #expect(!html.contains("<link"))
+        #expect(!html.contains("<script src"))
+        #expect(!html.contains("url(http"))
+        #expect(!html.contains("@import"))
+
+        // One section per file, each with its own SVG plot.
+        let sections = html.components(separatedBy: "<section").dropFirst()
+        try #require(sections.count == 2, "expected 2 sections, found \(sections.count)")
+        #expect(html.components(separatedBy: "<svg").count - 1 == 2)
+        for section in sections {
+            #expect(section.contains("<svg"), "a section without a plot")
+            #expect(section.contains("PASS"), "both files match their expectations")
+        }
+        let genuine = try #require(sections.first { $0.contains("genuine-2018.mp4") })
+        let hostileSection = try #require(sections.first { !$0.contains("genuine-2018.mp4") })
+
+        // The success sample carries the card and head stills as JPEG data URIs.
+        let marker = "data:image/jpeg;base64,"
+        let stills = genuine.components(separatedBy: marker).dropFirst()
+        #expect(stills.count == 2, "success carries a card still and a head crop")
+        for still in stills {
+            let base64 = String(still.prefix { $0 != "\"" })
+            let jpeg = try #require(Data(base64Encoded: base64), "a still is not valid base64")
+            #expect(jpeg.starts(with: [0xFF, 0xD8, 0xFF]), "a still is not a JPEG")
+        }
+        // Result 1's still for the lost session.
+        #expect(hostileSection.contains(marker))
+
+        // The hostile name appears only escaped.
+        #expect(!html.contains(Self.hostileStem))
+        #expect(!html.contains("<b>&"))
+        #expect(html.contains("x&lt;b&gt;&amp;&quot;y.mp4"))
+        #expect(hostileSection.contains("<h2>x&lt;b&gt;&amp;&quot;y.mp4</h2>"))
+    }
+
+    @Test("an unwritable --report path is refused before any work")
+    func unwritable() throws {
+        let binary = try ToolRun.binary()
+        let run = try ToolRun.run(binary, ["replay", ToolRun.sample("genuine-2018.mp4"), "--report", "/nonexistent/r.html"])
+        #expect(run.status == 64)
+        #expect(run.stderr.contains("--report /nonexistent/r.html"), "stderr: \(run.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: "/nonexistent/r.html"))
+    }
+}
