@@ -18,7 +18,7 @@ import PackageDescription
 
 let package = Package(
     name: "hkid-liveness",
-    platforms: [.macOS(.v14)],
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "HKIDLiveness", targets: ["HKIDLiveness"]),
         .library(name: "HKIDMedia", targets: ["HKIDMedia"]),
@@ -88,7 +88,8 @@ let package = Package(
         ]),
         .testTarget(name: "StationTests", dependencies: [
             "HKIDStation", "HKIDSignature", "HKIDMedia",
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Yams", package: "Yams"),
         ]),
 

@@ -31,8 +31,10 @@ public struct LivenessStateMachine: Sendable {
     private var lastSeen: MediaTime?
     /// First frame of the current run of frames over the glare limit.
     private var glareSince: MediaTime?
-    /// Alerts holding on the last tracked frame.
-    private var activeAlerts: Set<OperationStatus> = []
+    /// Alerts announced since the last VALID. A condition that flickers
+    /// (a corner grazing the border on alternate frames) is announced once
+    /// per episode, not once per flicker; VALID closes the episode.
+    private var announcedAlerts: Set<OperationStatus> = []
     /// An alert was emitted and VALID has not followed yet: the flow is paused.
     private var awaitingValid = false
     /// First frame of the current run of alert-free tracked frames.
@@ -66,7 +68,7 @@ public struct LivenessStateMachine: Sendable {
         rotationStreak = 0
         lastSeen = nil
         glareSince = nil
-        activeAlerts = []
+        announcedAlerts = []
         awaitingValid = false
         clearSince = nil
     }
@@ -177,11 +179,11 @@ public struct LivenessStateMachine: Sendable {
     private mutating func checkAlerts(_ m: CardMeasurement, at t: MediaTime) -> [FlowEvent] {
         let holding = alerts(for: m)
         var events: [FlowEvent] = []
-        for alert in holding where !activeAlerts.contains(alert) {
+        for alert in holding where !announcedAlerts.contains(alert) {
             events.append(.operation(alert, HintKey.forStep(alert, cardType: cardType), at: t))
             evidence.alerts[alert.name, default: 0] += 1
+            announcedAlerts.insert(alert)
         }
-        activeAlerts = Set(holding)
         if !holding.isEmpty {
             awaitingValid = true
             clearSince = nil
@@ -191,6 +193,7 @@ public struct LivenessStateMachine: Sendable {
             if t - since >= MediaTime(seconds: configuration.validDwellSeconds) {
                 awaitingValid = false
                 clearSince = nil
+                announcedAlerts = []
                 events.append(.operation(.valid, stepHint, at: t))
             }
         }

@@ -57,6 +57,20 @@ struct AlertTests {
                     .with(.width(0.5)).hold(0.3),
                  ["BEGIN@0.0", "FAR@0.0", "NEAR@0.3", "VALID@0.6"]),
 
+        // A corner grazing the border on alternate frames is one NEAR, not one
+        // per graze: the episode lasts until VALID (clear from 1.0 -> 1.2).
+        Scenario("a flickering alert is announced once per episode", .english(),
+                 MeasurementScript(fps: 10)
+                    .front(0.5)
+                    .with(.touchingBorder(true)).hold(0.1)
+                    .with(.touchingBorder(false)).hold(0.1)
+                    .with(.touchingBorder(true)).hold(0.1)
+                    .with(.touchingBorder(false)).hold(0.1)
+                    .with(.touchingBorder(true)).hold(0.1)
+                    .with(.touchingBorder(false)).hold(0.5)
+                    .with(.touchingBorder(true)).hold(0.1),
+                 ["BEGIN@0.0", "result1@0.3", "ORTH@0.3", "NEAR@0.5", "VALID@1.2", "NEAR@1.5"]),
+
         // A holding alert is not repeated: FAR for 1 s is one FAR.
         Scenario("an alert is emitted once while it holds", .english(),
                  MeasurementScript(fps: 10).with(.width(0.1)).hold(1.0),
