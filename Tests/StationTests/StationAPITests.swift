@@ -1,0 +1,127 @@
+import Foundation
+import Testing
+
+/// The daemon over real HTTP, fed by GStreamer's live test pattern.
+@Suite(.serialized) struct StationAPITests {
+    /// Checks the reply and that its status is documented for the route.
+    @discardableResult
+    func expectStatus(_ reply: StationProcess.Reply, _ status: Int, _ method: String, _ path: String,
+                      sourceLocation: SourceLocation = #_sourceLocation) -> StationProcess.Reply {
+        #expect(reply.status == status, "\(method) \(path): \(reply.status) \(reply.text)", sourceLocation: sourceLocation)
+        #expect(OpenAPIDocument.shared.documents(status: reply.status, method: method, path: path),
+                "\(method) \(path) answered \(reply.status), which docs/station-openapi.yaml does not document",
+                sourceLocation: sourceLocation)
+        return reply
+    }
+
+    @Test func sessionLifecycleConflictCancelAndBadInput() async throws {
+        let station = StationProcess(arguments: ["--source", "test-pattern"])
+        try station.start()
+        defer { station.stop() }
+
+        let health = try await station.get("/healthz")
+        expectStatus(health, 200, "GET", "/healthz")
+
+        let started = expectStatus(try await station.post("/v1/sessions", json: #"{"cardType":"2003","language":"en","overtimeSeconds":30}"#),
+                                   201, "POST", "/v1/sessions")
+        let id = try #require(started.json["id"] as? String)
+        #expect(id.range(of: "^[0-9a-f]{32}$", options: .regularExpression) != nil)
+        #expect(started.json["status"] as? String == "active")
+
+        // One session at a time.
+        expectStatus(try await station.post("/v1/sessions", json: "{}"), 409, "POST", "/v1/sessions")
+        // A finished-only resource of an active session.
+        expectStatus(try await station.get("/v1/sessions/\(id)/bundle"), 409, "GET", "/v1/sessions/\(id)/bundle")
+
+        try await Task.sleep(for: .seconds(1.5))
+        let cancelled = expectStatus(try await station.post("/v1/sessions/\(id)/cancel"), 200, "POST", "/v1/sessions/\(id)/cancel")
+        #expect(cancelled.json["status"] as? String == "cancelled")
+        expectStatus(try await station.post("/v1/sessions/\(id)/cancel"), 409, "POST", "/v1/sessions/\(id)/cancel")
+        let ended = try await station.waitUntilEnded(id)
+        #expect(ended["status"] as? String == "cancelled")
+        let frames = try #require(ended["frames"] as? [String: Any])
+        #expect((frames["analysed"] as? Int ?? 0) > 20, "the test pattern should have been analysed: \(frames)")
+
+        let bundle = expectStatus(try await station.get("/v1/sessions/\(id)/bundle"), 200, "GET", "/v1/sessions/\(id)/bundle")
+        #expect(bundle.body.starts(with: [0x50, 0x4b]), "the bundle is a zip")
+        expectStatus(try await station.get("/v1/sessions/\(id)/video"), 200, "GET", "/v1/sessions/\(id)/video")
+        let events = expectStatus(try await station.get("/v1/sessions/\(id)/events"), 200, "GET", "/v1/sessions/\(id)/events")
+        #expect(events.text.contains(#"data: {"type":"operation","status":"BEGIN","value":0"#))
+        #expect(events.text.contains(#""type":"end""#))
+
+        // A second session may start now; paging and the status filter see both.
+        let second = expectStatus(try await station.post("/v1/sessions", json: nil), 201, "POST", "/v1/sessions")
+        let secondID = try #require(second.json["id"] as? String)
+        let active = expectStatus(try await station.get("/v1/sessions?status=active"), 200, "GET", "/v1/sessions")
+        #expect((active.json["sessions"] as? [[String: Any]])?.map { $0["id"] as? String } == [secondID])
+        let firstPage = expectStatus(try await station.get("/v1/sessions?limit=1"), 200, "GET", "/v1/sessions")
+        let cursor = try #require(firstPage.json["nextCursor"] as? String)
+        let secondPage = expectStatus(try await station.get("/v1/sessions?limit=1&cursor=\(cursor)"), 200, "GET", "/v1/sessions")
+        #expect((secondPage.json["sessions"] as? [[String: Any]])?.first?["id"] as? String == id)
+        expectStatus(try await station.post("/v1/sessions/\(secondID)/cancel"), 200, "POST", "/v1/sessions/\(secondID)/cancel")
+
+        // Malformed ids, bodies and queries: 4xx, never 5xx.
+        for bad in ["nope", "../../etc/passwd", "%2e%2e%2fkeys", String(repeating: "a", count: 31),
+                    String(repeating: "A", count: 32), String(repeating: "g", count: 32)] {
+            let reply = try await station.get("/v1/sessions/\(bad)")
+            #expect((400..<500).contains(reply.status), "GET /v1/sessions/\(bad) gave \(reply.status)")
+        }
+        expectStatus(try await station.get("/v1/sessions/\(String(repeating: "0", count: 32))"), 404, "GET", "/v1/sessions/x")
+        expectStatus(try await station.get("/v1/sessions/\(id)/images/passwd"), 404, "GET", "/v1/sessions/\(id)/images/passwd")
+        for body in ["{", "[]", "null", #"{"cardType":"1999"}"#, #"{"overtimeSeconds":-1}"#, #"{"language":"fr"}"#,
+                     #"{"cardType":2018}"#] {
+            expectStatus(try await station.post("/v1/sessions", json: body), 400, "POST", "/v1/sessions")
+        }
+        let huge = "{\"cardType\":\"" + String(repeating: "x", count: 100_000) + "\"}"
+        expectStatus(try await station.post("/v1/sessions", json: huge), 413, "POST", "/v1/sessions")
+        expectStatus(try await station.get("/v1/sessions?limit=0"), 400, "GET", "/v1/sessions")
+        expectStatus(try await station.get("/v1/sessions?status=happy"), 400, "GET", "/v1/sessions")
+        expectStatus(try await station.get("/v1/sessions?cursor=abc"), 400, "GET", "/v1/sessions")
+
+        let metrics = expectStatus(try await station.get("/metrics"), 200, "GET", "/metrics")
+        #expect(metrics.text.contains("hkid_station_sessions_total"))
+        #expect(metrics.text.contains("hkid_station_frames_analysed_total"))
+        #expect(metrics.text.contains("hkid_station_frame_analysis_seconds_bucket"))
+        let key = expectStatus(try await station.get("/v1/public-key"), 200, "GET", "/v1/public-key")
+        #expect(key.text.hasPrefix("-----BEGIN PUBLIC KEY-----"))
+        let page = expectStatus(try await station.get("/"), 200, "GET", "/")
+        #expect(page.text.contains("<svg id=\"overlay\""))
+        expectStatus(try await station.get("/v1/preview.jpg"), 200, "GET", "/v1/preview.jpg")
+
+        // Files are private.
+        let sessionDirectory = station.dataDirectory + "/sessions/" + id
+        for name in try FileManager.default.contentsOfDirectory(atPath: sessionDirectory) {
+            let mode = try FileManager.default.attributesOfItem(atPath: sessionDirectory + "/" + name)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(name) has mode \(String(mode ?? 0, radix: 8))")
+        }
+        let rootMode = try FileManager.default.attributesOfItem(atPath: station.dataDirectory)[.posixPermissions] as? Int
+        #expect(rootMode == 0o700)
+        let keyMode = try FileManager.default.attributesOfItem(atPath: station.dataDirectory + "/keys/station.key")[.posixPermissions] as? Int
+        #expect(keyMode == 0o600)
+        #expect(!station.output.contains("BEGIN PRIVATE KEY"), "the private key must never be logged")
+    }
+
+    @Test func refusesToListenOffLoopbackWithoutAToken() throws {
+        let station = StationProcess(arguments: ["--source", "test-pattern", "--host", "0.0.0.0"])
+        #expect(throws: (any Error).self) { try station.start(timeout: .seconds(10)) }
+        #expect(station.waitForExit() == 78)
+        #expect(station.output.contains("needs a bearer token"))
+    }
+
+    @Test func tokenIsRequiredWhenConfigured() async throws {
+        let directory = StationProcess.temporaryDirectory()
+        let tokenPath = directory + "/token"
+        let token = "s3cret-token-0123456789abcdef"
+        try token.write(toFile: tokenPath, atomically: true, encoding: .utf8)
+        let station = StationProcess(dataDirectory: directory + "/data",
+                                     arguments: ["--source", "test-pattern", "--host", "0.0.0.0", "--token-file", tokenPath])
+        try station.start()
+        defer { station.stop() }
+        expectStatus(try await station.get("/healthz"), 200, "GET", "/healthz")
+        expectStatus(try await station.get("/v1/sessions"), 401, "GET", "/v1/sessions")
+        expectStatus(try await station.get("/v1/sessions", token: "wrong-token-0123456789abcdef"), 401, "GET", "/v1/sessions")
+        expectStatus(try await station.post("/v1/sessions", json: "{}"), 401, "POST", "/v1/sessions")
+        expectStatus(try await station.get("/v1/sessions", token: token), 200, "GET", "/v1/sessions")
+        expectStatus(try await station.get("/?access_token=\(token)"), 200, "GET", "/")
+    }
+}
