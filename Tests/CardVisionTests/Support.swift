@@ -147,7 +147,12 @@ func jaccard(_ a: [Float], _ b: [Float]) -> Double {
 }
 
 func meanCornerError(_ a: [Float], _ b: [Float]) -> Double {
-    (0..<4).map { i in hypot(Double(a[2 * i] - b[2 * i]), Double(a[2 * i + 1] - b[2 * i + 1])) }.reduce(0, +) / 4
+    var sum = 0.0
+    for i in 0..<4 {
+        let dx = Double(a[2 * i] - b[2 * i]), dy = Double(a[2 * i + 1] - b[2 * i + 1])
+        sum += (dx * dx + dy * dy).squareRoot()
+    }
+    return sum / 4
 }
 
 func percentile(_ values: [Double], _ p: Double) -> Double {

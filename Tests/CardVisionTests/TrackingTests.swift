@@ -88,6 +88,25 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
         #expect(abs(percentile(speeds, 0.5) - rate) <= 15)
     }
 
+    /// A camera narrower than configured (50 vs 62 degrees): the focal
+    /// length estimated from the tilted card converges to the true one.
+    @Test func focalLengthFromTheCard() {
+        let scenes = Scenes(seed: 66)
+        let tracker = Tracker()
+        var s = scenes.scene()
+        s.hfov_deg = 50
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.5, scene: s)
+        var last = cv_measurement()
+        for k in 0..<40 {
+            s.yaw_deg = 35 * sin(Double(k) * 0.16)
+            s.pitch_deg = 12 * cos(Double(k) * 0.11)
+            last = tracker.process(scenes.render(s), pts: Int64(k) * frameNs)
+        }
+        let truth = 640 / tan(25 * Double.pi / 180)
+        print("focal: estimated \(last.focal_px) truth \(truth)")
+        #expect(abs(Double(last.focal_px) - truth) / truth < 0.05)
+    }
+
     @Test func distanceAndBorder() {
         let scenes = Scenes(seed: 55)
         var s = scenes.scene()
