@@ -142,6 +142,9 @@ public actor Station {
             case .end(let result): Task { await self.sessionReachedResult(running, result) }
             }
         }
+        // Persist the start moment now: after a crash it is all recovery has.
+        record.timestamps = running.timestamps
+        try? store.update(record)
         active = running
         camera.setFrameConsumer { frame in worker.offer(frame) }
         session.startDetect()

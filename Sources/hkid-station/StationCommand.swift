@@ -55,7 +55,12 @@ struct StationCommand: AsyncParsableCommand {
         // readable by anyone else, whatever the library forgets to chmod.
         umask(0o077)
         var settings = StationConfiguration()
-        if let config { settings = try StationConfiguration(yamlFile: config) }
+        if let config {
+            do { settings = try StationConfiguration(yamlFile: config) } catch {
+                FileHandle.standardError.write(Data("hkid-station: \(error.message)\n".utf8))
+                throw ExitCode(78)
+            }
+        }
         if let host { settings.host = host }
         if let port { settings.port = port }
         if let dataDirectory { settings.dataDirectory = dataDirectory }
