@@ -26,8 +26,9 @@ struct VisionBench: ParsableCommand {
             guard parts.count == 2 else { throw ValidationError("bad size \(spec)") }
             let r = try measure(width: parts[0], height: parts[1])
             for (mode, t) in [("tracking", r.tracking), ("searching", r.searching)] {
-                print(String(format: "%-11@ %-10@ %6d  %9.2f  %6.2f  %6.2f", "\(parts[0])x\(parts[1])" as NSString,
-                             mode as NSString, t.count, pct(t, 0.5), pct(t, 0.9), pct(t, 0.99)))
+                let label = "\(parts[0])x\(parts[1])".padding(toLength: 12, withPad: " ", startingAt: 0)
+                    + mode.padding(toLength: 11, withPad: " ", startingAt: 0)
+                print(label + String(format: "%6d  %9.2f  %6.2f  %6.2f", t.count, pct(t, 0.5), pct(t, 0.9), pct(t, 0.99)))
             }
             summaries.append(String(format: "%@: mean Jaccard %.4f, recall %.3f, corner error %.2f px, yaw err median %.2f p90 %.2f, pitch err median %.2f p90 %.2f (deg)",
                                     "\(parts[0])x\(parts[1])" as NSString, r.meanIoU, r.recall, r.cornerError,

@@ -11,9 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#ifdef CARDVISION_DEBUG
-#include <cstdio>
-#endif
 
 namespace cardvision {
 
@@ -121,9 +118,6 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
             cv::Rect box = cv::boundingRect(c);
             if (box.width < min_side_small || box.height < min_side_small * 0.5) continue;
             auto q = quad_from_contour(c);
-#ifdef CARDVISION_DEBUG
-            fprintf(stderr, "contour box %dx%d at %d,%d quad %d\n", box.width, box.height, box.x, box.y, bool(q));
-#endif
             if (!q) continue;
             if (min_side(*q) < min_side_small * 0.5) continue;
             double area = quad_area(*q);
@@ -131,9 +125,6 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
             Quad fq = scale_quad(*q, inv, offset);
             if (!card_shaped(fq, full, focal_px)) continue;
             const double support = edge_support(gx, gy, *q);
-#ifdef CARDVISION_DEBUG
-            fprintf(stderr, "  shaped, support %.2f\n", support);
-#endif
             if (support < 0.65) continue;
             // Rank by support times size: the card beats the portrait and
             // the printed boxes inside it, which are as well supported.

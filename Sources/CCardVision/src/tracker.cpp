@@ -11,9 +11,6 @@
 #include <opencv2/imgproc.hpp>
 
 #include <cmath>
-#ifdef CARDVISION_DEBUG
-#include <cstdio>
-#endif
 
 namespace cardvision {
 
@@ -44,9 +41,6 @@ void Tracker::reset() {
 
 std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal) {
     Refinement r = refine_quad(luma, guess, radius);
-#ifdef CARDVISION_DEBUG
-    fprintf(stderr, "polish r=%.1f ok %d conf %.2f sup %.2f %.2f %.2f %.2f\n", radius, r.ok, r.confidence, r.support[0], r.support[1], r.support[2], r.support[3]);
-#endif
     if (!r.ok) return std::nullopt;
     // A second, narrow pass around the first fit settles the sub-pixel edge.
     Refinement fine = refine_quad(luma, r.quad, 3.0f);
