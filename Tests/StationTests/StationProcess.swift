@@ -67,6 +67,11 @@ final class StationProcess: @unchecked Sendable {
             if !process.isRunning { break }
             usleep(50_000)
         }
+        // Do not leave a half-started daemon behind a failed test.
+        if process.isRunning {
+            process.terminate()
+            _ = waitForExit(timeout: .seconds(10))
+        }
         throw StationTestError("hkid-station did not start listening:\n\(output)")
     }
 
