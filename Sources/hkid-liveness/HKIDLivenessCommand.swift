@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HKIDLiveness
 
 @main
@@ -13,4 +14,31 @@ struct HKIDLivenessCommand: ParsableCommand {
             """,
         version: "hkid-liveness \(LivenessSession.version)",
         subcommands: [ReplayCommand.self, RunCommand.self])
+
+    /// Like ArgumentParser's own `main`, except that a malformed command line
+    /// gets one line on stderr (`hkid-liveness: --overtime must be …`) rather
+    /// than the message plus a usage block: scripts and logs read one line.
+    static func main() {
+        let command: ParsableCommand
+        do {
+            command = try parseAsRoot()
+        } catch {
+            reportAndExit(error)
+        }
+        do {
+            var runnable = command
+            try runnable.run()
+        } catch {
+            reportAndExit(error)
+        }
+    }
+
+    private static func reportAndExit(_ error: Error) -> Never {
+        let code = exitCode(for: error)
+        // Help, --version and clean exits print as ArgumentParser intends.
+        if code == .success || error is ExitCode { exit(withError: error) }
+        let message = self.message(for: error).split(separator: "\n").first.map(String.init) ?? "\(error)"
+        FileHandle.standardError.write(Data("hkid-liveness: \(message)\n".utf8))
+        Foundation.exit(code.rawValue)
+    }
 }

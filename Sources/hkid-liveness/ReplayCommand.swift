@@ -43,7 +43,9 @@ struct ReplayCommand: ParsableCommand {
     func validate() throws {
         guard !files.isEmpty else { throw ValidationError("give at least one video file") }
         guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
-        if annotate != nil && files.count != 1 { throw ValidationError("--annotate takes exactly one input file") }
+        if annotate != nil && (files.count != 1 || checksExpectations || report != nil) {
+            throw ValidationError("--annotate takes exactly one input file, without --expect or --report")
+        }
         if let annotate { try OutputFile.checkWritable(annotate, option: "--annotate") }
         if let report { try OutputFile.checkWritable(report, option: "--report") }
     }

@@ -1,15 +1,22 @@
 import Foundation
 import Testing
 
-/// Runs the real `hkid-liveness` binary as a user would and captures what
-/// it says. `make test` points HKID_LIVENESS_BIN at the release build;
-/// a plain `swift test` finds the debug build beside the tests.
+/// Runs the real `hkid-liveness` binary (or another tool) as a user would and
+/// captures what it says. `make test` points HKID_LIVENESS_BIN at the release
+/// build; a plain `swift test` finds the debug build in .build/debug.
 enum CLI {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-    static var binary: String {
-        if let path = ProcessInfo.processInfo.environment["HKID_LIVENESS_BIN"], !path.isEmpty { return path }
-        return repository.appendingPathComponent(".build/debug/hkid-liveness").path
+    /// The binary under test; a test that needs it fails (not skips) when it is missing.
+    static func binary() throws -> String {
+        var candidates: [String] = []
+        if let path = ProcessInfo.processInfo.environment["HKID_LIVENESS_BIN"], !path.isEmpty { candidates.append(path) }
+        candidates.append(repository.appendingPathComponent(".build/debug/hkid-liveness").path)
+        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
+        return try #require(found, """
+            hkid-liveness binary not found (tried \(candidates.joined(separator: ", "))): \
+            build it with `swift build --product hkid-liveness` or set HKID_LIVENESS_BIN
+            """)
     }
 
     struct Run {
@@ -17,7 +24,7 @@ enum CLI {
         var stdout: String
         var stderr: String
         var lines: [String] { stdout.split(separator: "\n").map(String.init) }
-        /// stdout parsed as JSON lines; fails the test on a line that is not JSON.
+        /// stdout parsed as JSON lines; records an issue for a line that is not JSON.
         var jsonLines: [[String: Any]] {
             lines.compactMap { line in
                 guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
@@ -33,36 +40,42 @@ enum CLI {
         repository.appendingPathComponent("samples/\(name)").path
     }
 
-    /// Runs with a time limit: a hang is a failure, not a stuck test run.
-    static func run(_ arguments: [String], timeout: Duration = .seconds(120)) throws -> Run {
-        guard FileManager.default.isExecutableFile(atPath: binary) else {
-            Issue.record("hkid-liveness is not built at \(binary); run `make test` or `swift build` first")
-            return Run(status: -1, stdout: "", stderr: "")
-        }
+    /// `hkid-liveness ARGUMENTS…`
+    static func run(_ arguments: [String], timeout: Duration = .seconds(180)) throws -> Run {
+        try run(tool: try binary(), arguments, timeout: timeout)
+    }
+
+    /// Runs any tool to completion with a time limit (a hang is a failure,
+    /// not a stuck test run). Output goes to files so a chatty process cannot
+    /// block on a full pipe.
+    static func run(tool executable: String, _ arguments: [String], timeout: Duration = .seconds(180)) throws -> Run {
+        let folder = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let outPath = folder + "/stdout", errPath = folder + "/stderr"
+        FileManager.default.createFile(atPath: outPath, contents: nil)
+        FileManager.default.createFile(atPath: errPath, contents: nil)
+        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
+        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = repository
-        let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        // Read both pipes while the process runs so a full pipe cannot block it.
-        nonisolated(unsafe) var outData = Data(), errData = Data()
-        let readers = DispatchGroup()
-        DispatchQueue.global().async(group: readers) { outData = out.fileHandleForReading.readDataToEndOfFile() }
-        DispatchQueue.global().async(group: readers) { errData = err.fileHandleForReading.readDataToEndOfFile() }
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
         if process.isRunning {
             process.terminate()
-            Issue.record("hkid-liveness \(arguments.joined(separator: " ")) did not finish within \(timeout)")
+            Issue.record("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
         process.waitUntilExit()
-        readers.wait()
-        return Run(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                   stderr: String(decoding: errData, as: UTF8.self))
+        try out.close()
+        try err.close()
+        return Run(status: process.terminationStatus,
+                   stdout: try String(contentsOfFile: outPath, encoding: .utf8),
+                   stderr: try String(contentsOfFile: errPath, encoding: .utf8))
     }
 
     static func temporaryDirectory() throws -> String {

@@ -1,73 +1,6 @@
 import Foundation
 import Testing
 
-/// Runs the built `hkid-liveness` (or any tool) to completion with a time
-/// limit, output captured in files so that a chatty process cannot block on
-/// a full pipe. Used by the report and annotate tests.
-enum ToolRun {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    /// `HKID_LIVENESS_BIN`, else `<repo>/.build/debug/hkid-liveness`. A test
-    /// that needs the binary fails (not skips) when neither exists.
-    static func binary() throws -> String {
-        var candidates: [String] = []
-        if let path = ProcessInfo.processInfo.environment["HKID_LIVENESS_BIN"], !path.isEmpty { candidates.append(path) }
-        candidates.append(repository.appendingPathComponent(".build/debug/hkid-liveness").path)
-        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-        return try #require(found, """
-            hkid-liveness binary not found (tried \(candidates.joined(separator: ", "))): \
-            build it with `swift build --product hkid-liveness` or set HKID_LIVENESS_BIN
-            """)
-    }
-
-    static func sample(_ name: String) -> String {
-        repository.appendingPathComponent("samples/\(name)").path
-    }
-
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
-    static func run(_ executable: String, _ arguments: [String], timeout: Duration = .seconds(180)) throws -> Outcome {
-        let folder = try temporaryDirectory()
-        let outPath = folder + "/stdout", errPath = folder + "/stderr"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = repository
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning {
-            process.terminate()
-            Issue.record("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
-        }
-        process.waitUntilExit()
-        try out.close()
-        try err.close()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        return Outcome(status: process.terminationStatus,
-                       stdout: try String(contentsOfFile: outPath, encoding: .utf8),
-                       stderr: try String(contentsOfFile: errPath, encoding: .utf8))
-    }
-
-    static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "hkid-tool-\(UUID().uuidString.prefix(8))"
-        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
-    }
-}
-
 @Suite("--report")
 struct ReportTests {
     /// A file name that breaks HTML unless escaped.
@@ -75,17 +8,16 @@ struct ReportTests {
 
     @Test("writes one self-contained page with a section, a plot and stills per file, names escaped")
     func report() throws {
-        let binary = try ToolRun.binary()
-        let folder = try ToolRun.temporaryDirectory()
+        let folder = try CLI.temporaryDirectory()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // A second sample under a hostile name, with its expectation beside it.
         let hostile = folder + "/\(Self.hostileStem).mp4"
-        try FileManager.default.copyItem(atPath: ToolRun.sample("lost-after-first-2003.mp4"), toPath: hostile)
-        try FileManager.default.copyItem(atPath: ToolRun.sample("lost-after-first-2003.expect.json"),
+        try FileManager.default.copyItem(atPath: CLI.sample("lost-after-first-2003.mp4"), toPath: hostile)
+        try FileManager.default.copyItem(atPath: CLI.sample("lost-after-first-2003.expect.json"),
                                          toPath: folder + "/\(Self.hostileStem).expect.json")
         let report = folder + "/report.html"
 
-        let run = try ToolRun.run(binary, ["replay", ToolRun.sample("genuine-2018.mp4"), hostile, "--expect", "--jobs", "2",
+        let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), hostile, "--expect", "--jobs", "2",
                                            "--report", report])
         // 1 would be a detector regression, which the sample tests report;
         // the report is written either way and is what this test is about.
@@ -132,8 +64,7 @@ struct ReportTests {
 
     @Test("an unwritable --report path is refused before any work")
     func unwritable() throws {
-        let binary = try ToolRun.binary()
-        let run = try ToolRun.run(binary, ["replay", ToolRun.sample("genuine-2018.mp4"), "--report", "/nonexistent/r.html"])
+        let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--report", "/nonexistent/r.html"])
         #expect(run.status == 64)
         #expect(run.stderr.contains("--report /nonexistent/r.html"), "stderr: \(run.stderr)")
         #expect(!FileManager.default.fileExists(atPath: "/nonexistent/r.html"))
