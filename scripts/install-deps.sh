@@ -14,7 +14,7 @@ packages=(
 # Extra groups, asked for by the make targets that need them.
 for group in "$@"; do
   case "$group" in
-    browser) packages+=(chromium) ;;          # operator-page and report screenshots
+    browser) packages+=(chromium fonts-noto-cjk) ;;   # operator-page and report screenshots (CJK hints)
     *) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

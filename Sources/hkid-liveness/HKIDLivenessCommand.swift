@@ -13,7 +13,7 @@ struct HKIDLivenessCommand: ParsableCommand {
             64 for a malformed command line.
             """,
         version: "hkid-liveness \(LivenessSession.version)",
-        subcommands: [ReplayCommand.self, RunCommand.self])
+        subcommands: [ReplayCommand.self, RunCommand.self, VerifyCommand.self])
 
     /// Like ArgumentParser's own `main`, except that a malformed command line
     /// gets one line on stderr (`hkid-liveness: --overtime must be …`) rather
