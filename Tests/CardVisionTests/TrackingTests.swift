@@ -32,6 +32,35 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
         #expect((ious.min() ?? 0) >= 0.95)
     }
 
+    /// A card whose edge lies a few pixels from the frame border (NEAR by
+    /// border contact) is still measured, frame after frame: that edge's
+    /// search line runs past the border, which once left the side unfitted
+    /// and let the tracker extrapolate it off-frame (pitch drifting to -30).
+    @Test(arguments: [CR_EDGE_LEFT, CR_EDGE_TOP, CR_EDGE_RIGHT])
+    func edgeAtTheFrameBorderStaysMeasured(edge: cr_edge) {
+        let scenes = Scenes(seed: 90)
+        let tracker = Tracker()
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.35, scene: s)
+        let halfWidth = 0.35 * 1280 / 2, halfHeight = halfWidth / 1.586
+        var ious: [Double] = [], worstAngle = 0.0
+        for k in 0..<45 {
+            let graze = 4 + 2 * sin(Double(k) * 0.7)  // the hand wobbles: 2 to 6 px from the border
+            switch edge {
+            case CR_EDGE_LEFT: s.center_x = halfWidth + graze
+            case CR_EDGE_RIGHT: s.center_x = 1279 - halfWidth - graze
+            default: s.center_y = halfHeight + graze
+            }
+            let frame = scenes.render(s)
+            let m = tracker.process(frame, pts: Int64(k) * frameNs)
+            guard m.found == 1 else { ious.append(0); continue }
+            ious.append(jaccard(floats(m.corners), frame.truthCorners))
+            worstAngle = max(worstAngle, abs(Double(m.yaw)), abs(Double(m.pitch)))
+        }
+        #expect((ious.min() ?? 0) >= 0.97, "IoU per frame: \(ious.map { String(format: "%.3f", $0) })")
+        #expect(worstAngle < 3, "the card is front-on; worst |yaw| or |pitch| seen: \(worstAngle)")
+    }
+
     /// When the card goes away, "not found" within 2 frames.
     @Test func cardLeavingIsReported() {
         let scenes = Scenes(seed: 33)

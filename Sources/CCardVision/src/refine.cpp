@@ -59,14 +59,17 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
     int inside = 0;
     for (int i = 0; i < samples; ++i) {
         cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
-        cv::Point2f p0 = p - n * float(radius + 1), p1 = p + n * float(radius + 1);
-        if (std::min(p0.x, p1.x) < 0 || std::min(p0.y, p1.y) < 0 || std::max(p0.x, p1.x) > xmax ||
-            std::max(p0.y, p1.y) > ymax)
-            continue;  // part of the search line is outside the frame
+        if (p.x < 0 || p.y < 0 || p.x > xmax || p.y > ymax) continue;  // this stretch of edge is off-frame
         ++inside;
+        // The search line may run past the frame border when the card lies
+        // close to it; clamping repeats the border pixel there, which makes
+        // a flat profile (no false step) while the real edge inside is still
+        // found. Skipping such samples instead left a side near the border
+        // unfitted, and the tracker then kept extrapolating its motion.
+        cv::Point2f p0 = p - n * float(radius + 1);
         for (int k = 0; k < 2 * radius + 3; ++k) {
             cv::Point2f q = p0 + n * float(k);
-            profile[k] = sample(luma, q.x, q.y);
+            profile[k] = sample(luma, std::clamp(q.x, 0.f, xmax), std::clamp(q.y, 0.f, ymax));
         }
         std::vector<float> g(2 * radius + 1);
         // Central difference of a [1 2 1]-smoothed profile: g[k] at offset k - radius.
