@@ -102,7 +102,7 @@ let package = Package(
 
         .executableTarget(name: "hkid-bench", dependencies: ["CCardVision", "CCardRender", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
 
-        .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender"]),
+        .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender", "HKIDRegression"]),
         .testTarget(name: "HKIDLivenessTests", dependencies: ["HKIDLiveness"]),
         .testTarget(name: "HKIDMediaTests", dependencies: ["HKIDMedia"]),
         .testTarget(name: "CLITests", dependencies: []),

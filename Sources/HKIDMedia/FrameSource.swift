@@ -152,8 +152,9 @@ public final class FrameSource {
             return nil
         }
         let lastFrameEnd = max(lastFrameEnd, 0)
-        // Half a second of slack covers edit lists and audio longer than video.
-        guard lastFrameEnd + 500_000_000 < Int64(declared) else { return nil }
+        // 0.3 s of slack covers edit lists and an audio track a little
+        // longer than the video (AAC priming); a real cut loses more.
+        guard lastFrameEnd + 300_000_000 < Int64(declared) else { return nil }
         let played = String(format: "%.2f", Double(lastFrameEnd) / 1e9)
         let total = String(format: "%.2f", Double(declared) / 1e9)
         return MediaError(.decodeFailed, input: inputName,

@@ -3,6 +3,7 @@
 import CCardRender
 import CCardVision
 import Foundation
+import HKIDRegression
 
 /// One rendered I420 frame (contiguous Y, U, V) with its ground truth.
 struct Frame {
@@ -93,57 +94,11 @@ final class Tracker {
 
 // MARK: - metrics
 
-/// Intersection over union of two convex quads (Sutherland–Hodgman clipping).
+/// Intersection over union of two quads given as x0,y0 … x3,y3; the same
+/// measure `hkid-liveness replay --expect` reports.
 func jaccard(_ a: [Float], _ b: [Float]) -> Double {
     func points(_ q: [Float]) -> [(Double, Double)] { (0..<4).map { (Double(q[2 * $0]), Double(q[2 * $0 + 1])) } }
-    func area(_ p: [(Double, Double)]) -> Double {
-        guard p.count >= 3 else { return 0 }
-        var s = 0.0
-        for i in 0..<p.count {
-            let (x0, y0) = p[i], (x1, y1) = p[(i + 1) % p.count]
-            s += x0 * y1 - x1 * y0
-        }
-        return abs(s) / 2
-    }
-    func clip(_ subject: [(Double, Double)], _ clipper: [(Double, Double)]) -> [(Double, Double)] {
-        // Orientation of the clipper decides which side is inside.
-        var orient = 0.0
-        for i in 0..<clipper.count {
-            let (x0, y0) = clipper[i], (x1, y1) = clipper[(i + 1) % clipper.count]
-            orient += x0 * y1 - x1 * y0
-        }
-        var output = subject
-        for i in 0..<clipper.count {
-            let a = clipper[i], b = clipper[(i + 1) % clipper.count]
-            func inside(_ p: (Double, Double)) -> Bool {
-                let c = (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
-                return orient > 0 ? c >= 0 : c <= 0
-            }
-            func cut(_ p: (Double, Double), _ q: (Double, Double)) -> (Double, Double) {
-                let d1 = (b.0 - a.0) * (p.1 - a.1) - (b.1 - a.1) * (p.0 - a.0)
-                let d2 = (b.0 - a.0) * (q.1 - a.1) - (b.1 - a.1) * (q.0 - a.0)
-                let t = d1 / (d1 - d2)
-                return (p.0 + t * (q.0 - p.0), p.1 + t * (q.1 - p.1))
-            }
-            let input = output
-            output = []
-            guard !input.isEmpty else { break }
-            for j in 0..<input.count {
-                let p = input[j], q = input[(j + 1) % input.count]
-                if inside(q) {
-                    if !inside(p) { output.append(cut(p, q)) }
-                    output.append(q)
-                } else if inside(p) {
-                    output.append(cut(p, q))
-                }
-            }
-        }
-        return output
-    }
-    let pa = points(a), pb = points(b)
-    let inter = area(clip(pa, pb))
-    let union = area(pa) + area(pb) - inter
-    return union > 0 ? inter / union : 0
+    return Polygon.jaccard(points(a), points(b))
 }
 
 func meanCornerError(_ a: [Float], _ b: [Float]) -> Double {

@@ -15,7 +15,7 @@ enum Fixtures {
     /// Made once per process (a static let is initialised exactly once,
     /// even when parallel tests ask for it at the same moment).
     static func movingSquare() throws -> String { try squareVideo.get() }
-    static let squareFrames = 45
+    static let squareFrames = 90
     private static let squareVideo = Result { try makeMovingSquare(frames: squareFrames, fps: 15, name: "square.mp4") }
 
     private static func makeMovingSquare(frames: Int, fps: Int, name: String) throws -> String {

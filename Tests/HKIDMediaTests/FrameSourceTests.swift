@@ -76,7 +76,7 @@ struct FrameSourceTests {
             Issue.record("a truncated file played to the end without an error")
         } catch let error as MediaError {
             #expect(error.description.hasPrefix(path + ": the file is truncated: decoding stopped at "))
-            #expect(error.description.hasSuffix(" of 3.00 s"))
+            #expect(error.description.hasSuffix(" of 6.00 s"))
         }
         #expect(frames > 0 && frames < Fixtures.squareFrames)
     }
