@@ -27,6 +27,7 @@ run: build
 # Every test: unit and integration tests, then the sample library replayed
 # against its expectations.
 test: deps
+	@scripts/install-deps.sh browser
 	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
 	HKID_LIVENESS_BIN=$(CURDIR)/$(BIN) $(SWIFT) test
 	$(MAKE) --no-print-directory test-samples

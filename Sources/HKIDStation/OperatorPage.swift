@@ -217,7 +217,8 @@ $("preview").onerror = () => setTimeout(() => { $("preview").src = withToken("/v
 $("preview").src = withToken("/v1/preview.mjpeg");
 lang = $("language").value; $("hint").textContent = words().idle; renderSteps();
 api("/v1/sessions?limit=1").then(page => { if (page.sessions.length) { const s = page.sessions[0];
-  if (s.status === "active") follow(s); else { lang = s.language; cardType = s.cardType; showResult(s); } } }).catch(() => {});
+  if (s.status === "active") follow(s);
+  else { lang = s.language; cardType = s.cardType; $("status").textContent = "Session " + s.id + " ended: " + s.status; showResult(s); } } }).catch(() => {});
 health(); setInterval(health, 5000); setInterval(poll, 1000); poll();
 </script>
 </body>
