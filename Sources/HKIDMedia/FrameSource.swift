@@ -180,7 +180,14 @@ public final class FrameSource {
                 var error: UnsafeMutablePointer<GError>?
                 var debug: UnsafeMutablePointer<gchar>?
                 gst_message_parse_warning(message, &error, &debug)
-                logger.warning("\(String(cString: hk_message_source_name(message))): \(error.map { String(cString: $0.pointee.message) } ?? "")")
+                let text = error.map { String(cString: $0.pointee.message) } ?? ""
+                // gst_parse posts "Delayed linking failed" when none of
+                // decodebin's pads could link to the video branch, i.e. the
+                // file has no video (an audio-only MP4). The "not-linked"
+                // error that follows says so in one clear line; logging the
+                // warning too would give the user two lines for one problem.
+                let level: Logger.Level = text.hasPrefix("Delayed linking failed") ? .debug : .warning
+                logger.log(level: level, "\(String(cString: hk_message_source_name(message))): \(text)")
                 g_clear_error(&error)
                 g_free(debug)
                 continue

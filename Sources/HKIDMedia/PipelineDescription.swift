@@ -64,8 +64,11 @@ extension PipelineDescription {
         origin: "built-in webcam pipeline")
 
     /// A recorded file played at real-time speed, standing in for a webcam.
+    /// `identity sync=true` paces the frames before the leaky queue; pacing
+    /// in the appsink (after the queue) let the queue discard almost every
+    /// frame while the appsink waited for the clock.
     public static let realtimeFile = PipelineDescription(
-        text: "filesrc name=src ! decodebin ! videoconvert ! videoflip video-direction=auto ! video/x-raw,format=I420 ! queue leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 ! appsink name=sink sync=true drop=true max-buffers=1 enable-last-sample=false",
+        text: "filesrc name=src ! decodebin ! videoconvert ! videoflip video-direction=auto ! video/x-raw,format=I420 ! identity sync=true ! queue leaky=downstream max-size-buffers=1 max-size-bytes=0 max-size-time=0 ! appsink name=sink sync=false drop=true max-buffers=1 enable-last-sample=false",
         origin: "built-in real-time file pipeline")
 
     /// GStreamer's test pattern at 30 fps, for checking a set-up without a camera.

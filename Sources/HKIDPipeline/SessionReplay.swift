@@ -59,7 +59,23 @@ public struct SessionReplay {
                     throw MediaError(.decodeFailed, input: source.inputName, reason: "frames arrive as \(frame.format), which the analysis cannot read")
                 }
                 frameSize = frameSize ?? (frame.width, frame.height)
-                let analysis = try session.addFrame(view)
+                // The analysis refuses frames it cannot measure (e.g. a 1x1
+                // or odd-sized I420 video); that is a property of the input,
+                // so it is reported like any other input error (one line
+                // naming the file, exit 2) rather than escaping as an
+                // unexplained LivenessError.
+                let analysis: FrameAnalysis
+                do {
+                    analysis = try session.addFrame(view)
+                } catch let error as LivenessError {
+                    switch error {
+                    case .invalidFrame(let why), .vision(_, _, let why):
+                        throw MediaError(.decodeFailed, input: source.inputName,
+                                         reason: "frames of \(frame.width)x\(frame.height) pixels cannot be analysed (\(why))")
+                    case .closed:
+                        throw error
+                    }
+                }
                 measurements.append((analysis.t, analysis.measurement))
                 try emit(analysis.events)
                 if analysis.events.contains(where: { if case .result(let r) = $0 { r.code.endsSession } else { false } }) {
