@@ -1,0 +1,53 @@
+import Foundation
+import Testing
+
+/// `hkid-liveness run`: live sources, frames analysed as they arrive (newest
+/// first, drops counted), timers on media time with a wall-clock watchdog.
+@Suite("hkid-liveness run (live)")
+struct RunTests {
+    @Test("a recording played at real-time speed goes through the whole flow live")
+    func realtimeFile() throws {
+        let started = ContinuousClock.now
+        let run = try CLI.run(["run", "--source", "realtime-file", "--input", CLI.sample("genuine-2018.mp4"),
+                               "--json", "--lang", "en"])
+        let wall = ContinuousClock.now - started
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let events = run.jsonLines
+        let statuses = events.compactMap { $0["status"] as? String }
+        #expect(statuses == ["BEGIN", "ORTH", "RESET", "LEFTDOWN", "COMPLETE"])
+        #expect(events.contains { $0["retCode"] as? Int == 0 && $0["success"] as? Bool == true })
+        // Real time: COMPLETE comes 5.3 s into the video, so the run cannot be faster.
+        #expect(wall > .seconds(5), "a live run finished in \(wall): frames were not paced")
+        let end = try #require(events.last)
+        #expect(end["type"] as? String == "end")
+        let analysed = end["analysed"] as? Int ?? 0, dropped = end["dropped"] as? Int ?? -1
+        #expect(analysed > 100 && dropped >= 0)
+        // Frames that arrive after the result while the pipeline stops are
+        // received but neither analysed nor dropped: at most a few.
+        let received = end["frames"] as? Int ?? 0
+        #expect(received >= analysed + dropped && received - (analysed + dropped) <= 3, "\(end)")
+    }
+
+    @Test("a live source without a card ends in overtime on time")
+    func testPatternOvertime() throws {
+        let started = ContinuousClock.now
+        let run = try CLI.run(["run", "--source", "videotestsrc", "--overtime", "2", "--json", "--lang", "en"])
+        let wall = ContinuousClock.now - started
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let events = run.jsonLines
+        #expect(events.compactMap { $0["status"] as? String } == ["BEGIN"])
+        let result = try #require(events.first { $0["type"] as? String == "result" })
+        #expect(result["retCode"] as? Int == 4 && result["message"] as? String == "overtime")
+        let t = result["t"] as? Double ?? 0
+        #expect(t >= 2 && t < 2.2, "overtime at media time \(t)")
+        #expect(wall < .seconds(10))
+    }
+
+    @Test("a camera that does not exist is named, with exit 2")
+    func missingCamera() throws {
+        let run = try CLI.run(["run", "--input", "/dev/video-nonexistent", "--json"])
+        #expect(run.status == 2)
+        let lines = run.stderr.split(separator: "\n")
+        #expect(lines.count == 1 && lines[0].hasPrefix("hkid-liveness: /dev/video-nonexistent: "), "stderr: \(run.stderr)")
+    }
+}
