@@ -30,6 +30,8 @@ public final class FrameSource {
     public let description: PipelineDescription
     /// The file or device frames come from; names the input in errors.
     public let inputName: String
+    /// The file given to `src` as its `location`, when the input is a file.
+    private let inputFile: String?
     public let stopSignal = StopSignal()
 
     private let pipeline: UnsafeMutablePointer<GstElement>
@@ -79,9 +81,10 @@ public final class FrameSource {
             throw MediaError(.invalidPipeline, input: description.origin, reason: "the element named 'sink' is not an appsink")
         }
 
+        var inputFile: String?
         if let input {
             do throws(MediaError) {
-                try Self.assignInput(input, in: bin, origin: description.origin)
+                inputFile = try Self.assignInput(input, in: bin, origin: description.origin) ? input : nil
             } catch {
                 gst_object_unref(sinkElement)
                 gst_object_unref(parsed)
@@ -89,6 +92,7 @@ public final class FrameSource {
             }
         }
 
+        self.inputFile = inputFile
         pipeline = parsed
         sink = appSink
         bus = gst_element_get_bus(parsed)
@@ -154,7 +158,11 @@ public final class FrameSource {
         let lastFrameEnd = max(lastFrameEnd, 0)
         // 0.3 s of slack covers edit lists and an audio track a little
         // longer than the video (AAC priming); a real cut loses more.
-        guard lastFrameEnd + 300_000_000 < Int64(declared) else { return nil }
+        // Within that slack, a file cut in its last frames (a 90 % cut of a
+        // static scene lost only 0.17 s) is still caught by its container: a
+        // top-level MP4 box that claims to run past the end of the file.
+        guard lastFrameEnd + 300_000_000 < Int64(declared)
+                || inputFile.map({ InputFile.isCutShort($0) }) == true else { return nil }
         let played = String(format: "%.2f", Double(lastFrameEnd) / 1e9)
         let total = String(format: "%.2f", Double(declared) / 1e9)
         return MediaError(.decodeFailed, input: inputName,
@@ -197,7 +205,8 @@ public final class FrameSource {
         return nil
     }
 
-    private static func assignInput(_ input: String, in bin: UnsafeMutablePointer<GstBin>, origin: String) throws(MediaError) {
+    /// Gives `input` to `src`; true when it went in as a file `location`.
+    private static func assignInput(_ input: String, in bin: UnsafeMutablePointer<GstBin>, origin: String) throws(MediaError) -> Bool {
         guard let src = gst_bin_get_by_name(bin, "src") else {
             throw MediaError(.invalidPipeline, input: origin, reason: "an input was given but the pipeline has no element named 'src'")
         }
@@ -207,8 +216,10 @@ public final class FrameSource {
                 throw MediaError(.unreadableInput, input: input, reason: problem)
             }
             gst_util_set_object_arg(UnsafeMutablePointer(OpaquePointer(src)), "location", input)
+            return true
         } else if hk_object_has_property(src, "device") != 0 {
             gst_util_set_object_arg(UnsafeMutablePointer(OpaquePointer(src)), "device", input)
+            return false
         } else {
             throw MediaError(.invalidPipeline, input: origin, reason: "the element named 'src' takes neither a location nor a device")
         }
@@ -233,7 +244,11 @@ extension MediaError {
             if detail.contains("reason not-linked") || detail.contains("no video") {
                 reason = "has no video stream"
             } else if detail.contains("no known streams found") {
-                reason = "\(text) (no playable stream; the file may be truncated or not a video)"
+                // An MP4 whose index (moov) comes last and was cut off: say
+                // so for certain when the box structure shows the cut.
+                reason = InputFile.isCutShort(input)
+                    ? "the file is truncated: no playable stream left before the cut"
+                    : "\(text) (no playable stream; the file may be truncated or not a video)"
             } else if text.hasPrefix("Internal data stream error") {
                 reason = "\(text) (\(detail.split(separator: "\n").last ?? ""))"
             }
