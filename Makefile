@@ -54,3 +54,34 @@ report-screenshot:
 	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1400,3000 \
 	  --screenshot=$(abspath $(OUT))/report.png file://$(abspath $(OUT))/report.html 2>/dev/null
 	@test -s $(OUT)/report.png && echo "report-screenshot: $(OUT)/report.png"
+
+# Benchmarks (issue 7; docs/benchmarks.md): the vision shim on synthetic
+# sequences, replay throughput against decoding alone, live latency, start-up
+# and peak memory. Medians of interleaved runs; nothing here asserts a timing.
+BENCH := .build/$(CONFIG)/hkid-bench
+.PHONY: bench-build soak leakcheck
+bench-build:
+	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
+	$(SWIFT) build -c $(CONFIG) --product hkid-bench
+
+bench: bench-build
+	$(BENCH) vision
+	$(BENCH) replay --binary $(BIN)
+	$(BENCH) latency
+	$(BENCH) startup --binary $(BIN)
+	$(BENCH) memory --binary $(BIN)
+
+# The sample library replayed in a loop in one process for SOAK_MINUTES
+# (default 10); RSS after the first pass against the end (bar: < 2 MB growth).
+SOAK_MINUTES ?= 10
+soak: bench-build
+	$(BENCH) soak --minutes $(SOAK_MINUTES)
+
+# One replay under valgrind memcheck (no definitely-lost blocks from our
+# code; scripts/valgrind.supp only holds GStreamer/GLib one-time allocations)
+# and one with GStreamer's leaks tracer (every GstObject and GstMiniObject,
+# samples included, released by the end).
+LEAK_SAMPLE ?= samples/genuine-2018.mp4
+leakcheck:
+	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
+	scripts/leakcheck.sh $(BIN) $(LEAK_SAMPLE)

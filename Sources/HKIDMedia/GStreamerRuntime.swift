@@ -1,4 +1,7 @@
 import CGStreamer
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Process-wide GStreamer initialisation. `gst_init` is idempotent but not
 /// free, so it runs once, on first use, from whichever thread gets there first.
@@ -9,6 +12,14 @@ public enum GStreamerRuntime {
             let reason = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
             g_clear_error(&error)
             return .failure(MediaError(.invalidPipeline, input: "gstreamer", reason: reason))
+        }
+        // GStreamer's leaks tracer (GST_TRACERS=leaks, used by `make
+        // leakcheck`) reports the objects still alive when GStreamer is
+        // deinitialised; a process that just exits never reports. Only in
+        // that diagnostic mode, deinitialise at exit: every pipeline has been
+        // set to NULL and released by then.
+        if let tracers = getenv("GST_TRACERS"), String(cString: tracers).contains("leaks") {
+            atexit { gst_deinit() }
         }
         return .success(())
     }()
