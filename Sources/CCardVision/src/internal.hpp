@@ -93,9 +93,15 @@ struct Refinement {
     float confidence = 0;
     bool ok = false;
 };
+// Buffers kept between frames (no allocation per frame).
+struct RefineScratch {
+    std::vector<float> profile, grads, offsets, weights, work;
+    std::vector<cv::Point2f> origins, points, inliers;
+};
 // Fits the four card edges near guess at full resolution: gradient maxima
-// along the normals within +-radius pixels, robust line fit, intersection.
-Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius);
+// along the normals within +-radius pixels at up to max_samples places per
+// side (one per 5 px of side, at least 12), robust line fit, intersection.
+Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, int max_samples, RefineScratch &scratch);
 
 // ---- pose.cpp -----------------------------------------------------------
 struct Pose {
@@ -140,8 +146,15 @@ private:
 struct Photometry {
     float glare = 0, glare_blob = 0, sharpness = 0;
 };
+// Buffers kept between frames (no allocation per frame).
+struct PhotometryScratch {
+    std::vector<std::pair<int, int>> sharp_spans, glare_spans;  // mask run per raster row
+    int sharp_area = 0, glare_area = 0;
+    cv::Mat glare_mask, glare_raster, saturated, rows, labels, stats, centroids;
+    void prepare();
+};
 // Rectifies the card's luma (small raster) and measures glare and focus.
-Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma);
+Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma, PhotometryScratch &scratch);
 
 // ---- still.cpp ----------------------------------------------------------
 cv::Rect2d portrait_area(cv_card_type type);

@@ -17,19 +17,7 @@ namespace cardvision {
 
 namespace {
 
-// Bilinear luma read; the caller keeps p at least one pixel inside.
-inline float sample(const cv::Mat &im, float x, float y) {
-    int x0 = int(x), y0 = int(y);
-    float fx = x - x0, fy = y - y0;
-    const uint8_t *r0 = im.ptr<uint8_t>(y0) + x0;
-    const uint8_t *r1 = im.ptr<uint8_t>(y0 + 1) + x0;
-    return (r0[0] * (1 - fx) + r0[1] * fx) * (1 - fy) + (r1[0] * (1 - fx) + r1[1] * fx) * fy;
-}
-
-struct EdgeHit {
-    cv::Point2f point;
-    float strength;  // signed step, positive = brighter outside
-};
+constexpr float kMinStep = 5.0f;  // grey levels per pixel; weaker is not an edge
 
 struct SideFit {
     cv::Vec4f line;
@@ -37,9 +25,74 @@ struct SideFit {
     bool fitted = false;
 };
 
-constexpr float kMinStep = 5.0f;  // grey levels per pixel; weaker is not an edge
+// Total least squares line through the points with weights (all 1 when w
+// is null): the centroid and the principal axis of the scatter, in closed
+// form; what cv::fitLine(DIST_L2) computes, without its allocations.
+bool fit_line_l2(const cv::Point2f *p, const float *w, int n, cv::Vec4f &line) {
+    double sw = 0, sx = 0, sy = 0;
+    for (int i = 0; i < n; ++i) {
+        const double wi = w ? w[i] : 1.0;
+        sw += wi;
+        sx += wi * p[i].x;
+        sy += wi * p[i].y;
+    }
+    if (sw <= 0) return false;
+    const double mx = sx / sw, my = sy / sw;
+    double cxx = 0, cxy = 0, cyy = 0;
+    for (int i = 0; i < n; ++i) {
+        const double wi = w ? w[i] : 1.0;
+        const double dx = p[i].x - mx, dy = p[i].y - my;
+        cxx += wi * dx * dx;
+        cxy += wi * dx * dy;
+        cyy += wi * dy * dy;
+    }
+    // Direction of the larger eigenvalue of [[cxx cxy] [cxy cyy]].
+    const double angle = 0.5 * std::atan2(2 * cxy, cxx - cyy);
+    line = cv::Vec4f(float(std::cos(angle)), float(std::sin(angle)), float(mx), float(my));
+    return true;
+}
 
-SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f centre, int radius) {
+inline float distance_to(const cv::Vec4f &line, cv::Point2f p) {
+    return std::abs((p.x - line[2]) * line[1] - (p.y - line[3]) * line[0]);
+}
+
+// Huber M-estimate of a line (c = 1.345 px, OpenCV's default for
+// DIST_HUBER) by iteratively reweighted total least squares. It starts from
+// a fit that a thumb over part of the edge cannot drag: the line through the
+// medians of the offsets along the normal in the two halves of the side.
+cv::Vec4f fit_line_huber(const cv::Point2f *p, const float *offsets, int n, cv::Point2f origin_dir,
+                         RefineScratch &s) {
+    cv::Vec4f line;
+    {
+        s.work.assign(offsets, offsets + n / 2);
+        std::nth_element(s.work.begin(), s.work.begin() + s.work.size() / 2, s.work.end());
+        const int i0 = int(std::find(offsets, offsets + n / 2, s.work[s.work.size() / 2]) - offsets);
+        s.work.assign(offsets + n / 2, offsets + n);
+        std::nth_element(s.work.begin(), s.work.begin() + s.work.size() / 2, s.work.end());
+        const int i1 = n / 2 + int(std::find(offsets + n / 2, offsets + n, s.work[s.work.size() / 2]) - (offsets + n / 2));
+        cv::Point2f d = p[i1] - p[i0];
+        const float len = std::sqrt(d.dot(d));
+        if (len > 1e-3f) line = cv::Vec4f(d.x / len, d.y / len, p[i0].x, p[i0].y);
+        else line = cv::Vec4f(origin_dir.x, origin_dir.y, p[0].x, p[0].y);
+    }
+    constexpr float c = 1.345f;
+    s.weights.resize(n);
+    for (int iteration = 0; iteration < 6; ++iteration) {
+        for (int i = 0; i < n; ++i) {
+            const float r = distance_to(line, p[i]);
+            s.weights[i] = r <= c ? 1.f : c / r;
+        }
+        cv::Vec4f next;
+        if (!fit_line_l2(p, s.weights.data(), n, next)) break;
+        const float moved = std::abs(next[0] * line[1] - next[1] * line[0]) + distance_to(line, {next[2], next[3]}) * 0.01f;
+        line = next;
+        if (moved < 1e-4f) break;
+    }
+    return line;
+}
+
+SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f centre, int radius, int max_samples,
+                 RefineScratch &s) {
     SideFit fit;
     cv::Point2f d = b - a;
     float len = float(cv::norm(d));
@@ -48,63 +101,77 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
     cv::Point2f n(u.y, -u.x);
     if ((a + d * 0.5f - centre).dot(n) < 0) n = -n;  // outward
 
-    const int samples = std::clamp(int(len / 5), 12, 64);
+    const int samples = std::clamp(int(len / 5), std::min(12, max_samples), max_samples);
     const float xmax = float(luma.cols - 2), ymax = float(luma.rows - 2);
-    std::vector<float> profile(2 * radius + 3), grad(2 * radius + 3);
-    std::vector<EdgeHit> hits;
-    hits.reserve(samples * 2);
-    std::vector<std::vector<float>> grads;  // kept per sample for the polarity pass
-    std::vector<cv::Point2f> origins;
-    grads.reserve(samples);
-    int inside = 0;
+    const int taps = 2 * radius + 3, width = 2 * radius + 1;
+    s.profile.resize(taps);
+    s.grads.resize(size_t(samples) * width);
+    s.origins.clear();
+    float *profile = s.profile.data();
+    const uint8_t *base = luma.data;
+    const size_t step = luma.step;
     for (int i = 0; i < samples; ++i) {
         cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
         if (p.x < 0 || p.y < 0 || p.x > xmax || p.y > ymax) continue;  // this stretch of edge is off-frame
-        ++inside;
         // The search line may run past the frame border when the card lies
         // close to it; clamping repeats the border pixel there, which makes
         // a flat profile (no false step) while the real edge inside is still
         // found. Skipping such samples instead left a side near the border
         // unfitted, and the tracker then kept extrapolating its motion.
-        cv::Point2f p0 = p - n * float(radius + 1);
-        for (int k = 0; k < 2 * radius + 3; ++k) {
-            cv::Point2f q = p0 + n * float(k);
-            profile[k] = sample(luma, std::clamp(q.x, 0.f, xmax), std::clamp(q.y, 0.f, ymax));
+        const cv::Point2f p0 = p - n * float(radius + 1);
+        for (int k = 0; k < taps; ++k) {
+            // Bilinear read, weights in 1/256 (the edge's sub-pixel place
+            // comes from the parabola below, not from these weights).
+            float qx = p0.x + n.x * float(k), qy = p0.y + n.y * float(k);
+            qx = qx >= 0.f ? (qx <= xmax ? qx : xmax) : 0.f;
+            qy = qy >= 0.f ? (qy <= ymax ? qy : ymax) : 0.f;
+            const int x0 = int(qx), y0 = int(qy);
+            const int fx = int((qx - float(x0)) * 256.f + 0.5f), fy = int((qy - float(y0)) * 256.f + 0.5f);
+            const uint8_t *r0 = base + size_t(y0) * step + x0, *r1 = r0 + step;
+            const int top = r0[0] * 256 + (r0[1] - r0[0]) * fx;
+            const int bottom = r1[0] * 256 + (r1[1] - r1[0]) * fx;
+            profile[k] = float(top * 256 + (bottom - top) * fy) * (1.f / 65536.f);
         }
-        std::vector<float> g(2 * radius + 1);
+        float *g = s.grads.data() + s.origins.size() * width;
         // Central difference of a [1 2 1]-smoothed profile: g[k] at offset k - radius.
         for (int k = 1; k <= 2 * radius + 1; ++k) {
             float s0 = k >= 2 ? profile[k - 2] : profile[k - 1];
             float sm = (s0 + 2 * profile[k - 1] + profile[k]) * 0.25f;
-            float s2 = k + 2 < int(profile.size()) ? profile[k + 2] : profile[k + 1];
+            float s2 = k + 2 < taps ? profile[k + 2] : profile[k + 1];
             float sp = (profile[k] + 2 * profile[k + 1] + s2) * 0.25f;
             g[k - 1] = (sp - sm) * 0.5f;
         }
-        grads.push_back(std::move(g));
-        origins.push_back(p);
+        s.origins.push_back(p);
     }
+    const int inside = int(s.origins.size());
     if (inside < samples / 3) return fit;
 
     // Dominant polarity of the side: the card is brighter or darker than
     // what lies beyond this edge, the same all along it.
     double vote = 0;
-    for (auto &g : grads) {
-        auto it = std::max_element(g.begin(), g.end(), [](float x, float y) { return std::abs(x) < std::abs(y); });
-        vote += *it;
+    for (int i = 0; i < inside; ++i) {
+        const float *g = s.grads.data() + size_t(i) * width;
+        float best = 0;
+        for (int k = 0; k < width; ++k)
+            if (std::abs(g[k]) > std::abs(best)) best = g[k];
+        vote += best;
     }
     const float polarity = vote >= 0 ? 1.f : -1.f;
     const float sigma = float(radius) * 1.2f;
-    for (size_t i = 0; i < grads.size(); ++i) {
-        const auto &g = grads[i];
+    const float inv2s2 = 0.5f / (sigma * sigma);
+    s.points.clear();
+    s.offsets.clear();
+    for (int i = 0; i < inside; ++i) {
+        const float *g = s.grads.data() + size_t(i) * width;
         int best = -1;
         float best_score = 0;
-        for (int k = 1; k + 1 < int(g.size()); ++k) {
+        for (int k = 1; k + 1 < width; ++k) {
             float v = polarity * g[k];
             if (v < kMinStep) continue;
             float off = float(k - radius);
             // Mildly prefer steps near the prediction over equally strong
             // steps further away (printed lines inside the card).
-            float score = v * std::exp(-0.5f * off * off / (sigma * sigma));
+            float score = v * std::exp(-off * off * inv2s2);
             if (score > best_score) { best_score = score; best = k; }
         }
         if (best < 0) continue;
@@ -112,27 +179,21 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
         float den = gm - 2 * g0 + gp;
         float sub = std::abs(den) > 1e-6f ? std::clamp(0.5f * (gm - gp) / den, -0.5f, 0.5f) : 0.f;
         float off = float(best - radius) + sub;
-        hits.push_back({origins[i] + n * off, g0});
+        s.points.push_back(s.origins[i] + n * off);
+        s.offsets.push_back(off);
     }
-    if (int(hits.size()) < std::max(4, samples / 4)) return fit;
+    const int hits = int(s.points.size());
+    if (hits < std::max(4, samples / 4)) return fit;
 
-    std::vector<cv::Point2f> pts;
-    pts.reserve(hits.size());
-    for (auto &h : hits) pts.push_back(h.point);
-    cv::Vec4f line;
-    cv::fitLine(pts, line, cv::DIST_HUBER, 0, 0.01, 0.01);
+    cv::Vec4f line = fit_line_huber(s.points.data(), s.offsets.data(), hits, u, s);
     // Refit on the inliers only: Huber still leans towards a thumb.
-    std::vector<cv::Point2f> inliers;
-    for (auto &p : pts) {
-        float r = std::abs((p.x - line[2]) * line[1] - (p.y - line[3]) * line[0]);
-        if (r < 1.5f) inliers.push_back(p);
-    }
-    if (inliers.size() >= 4) cv::fitLine(inliers, line, cv::DIST_L2, 0, 0.01, 0.01);
+    s.inliers.clear();
+    for (auto &p : s.points)
+        if (distance_to(line, p) < 1.5f) s.inliers.push_back(p);
+    if (s.inliers.size() >= 4) fit_line_l2(s.inliers.data(), nullptr, int(s.inliers.size()), line);
     int on_line = 0;
-    for (auto &p : pts) {
-        float r = std::abs((p.x - line[2]) * line[1] - (p.y - line[3]) * line[0]);
-        if (r < 1.2f) ++on_line;
-    }
+    for (auto &p : s.points)
+        if (distance_to(line, p) < 1.2f) ++on_line;
     fit.line = line;
     fit.support = float(on_line) / float(samples);
     fit.fitted = true;
@@ -147,7 +208,7 @@ cv::Vec4f line_through(cv::Point2f a, cv::Point2f b) {
 
 }  // namespace
 
-Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius) {
+Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, int max_samples, RefineScratch &scratch) {
     Refinement r;
     if (luma.cols < 8 || luma.rows < 8) return r;
     cv::Point2f centre(0, 0);
@@ -157,7 +218,7 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius) {
     int unfitted = 0;
     float support_sum = 0;
     for (int s = 0; s < 4; ++s) {
-        SideFit f = fit_side(luma, guess[s], guess[(s + 1) % 4], centre, rad);
+        SideFit f = fit_side(luma, guess[s], guess[(s + 1) % 4], centre, rad, max_samples, scratch);
         // A side the frame cuts off or a hand hides keeps its predicted line;
         // one such side is tolerated, the other three carry the fit.
         if (!f.fitted || f.support < 0.3f) {

@@ -39,11 +39,17 @@ void Tracker::reset() {
     frame_size_ = cv::Size();
 }
 
-std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal) {
-    Refinement r = refine_quad(luma, guess, radius);
+// Edge samples per side, both passes. (24 in the wide first pass of a
+// track cost a third less but let printed lines outvote a fast card's edge
+// now and then: translation-only-2003 raised a false OVERSPEED.)
+static constexpr int kFullSamples = 64;
+
+std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, int samples,
+                                          double focal) {
+    Refinement r = refine_quad(luma, guess, radius, samples, refine_);
     if (!r.ok) return std::nullopt;
     // A second, narrow pass around the first fit settles the sub-pixel edge.
-    Refinement fine = refine_quad(luma, r.quad, 3.0f);
+    Refinement fine = refine_quad(luma, r.quad, 3.0f, kFullSamples, refine_);
     if (fine.ok) r = fine;
     const cv::Size size(luma.cols, luma.rows);
     if (!card_shaped(r.quad, size, focal)) return std::nullopt;
@@ -54,7 +60,7 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
     auto d = detect_card(luma, roi, config_.detect_long_side, focal);
     if (!d) return std::nullopt;
-    return polish(luma, d->quad, d->pixel_error + 2.0f, focal);
+    return polish(luma, d->quad, d->pixel_error + 2.0f, kFullSamples, focal);
 }
 
 std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
@@ -68,7 +74,7 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
         }
     }
     const float radius = float(std::clamp(6.0 + 0.5 * motion + 0.01 * mean_width(quad_), 6.0, 60.0));
-    return polish(luma, predicted, radius, focal);
+    return polish(luma, predicted, radius, kFullSamples, focal);
 }
 
 void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out) {
@@ -163,7 +169,7 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
     const float mx = 0.01f * size.width, my = 0.01f * size.height;
     for (auto &p : q)
         if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) out.touches_border = 1;
-    Photometry ph = measure_photometry(luma, q, config_.glare_luma);
+    Photometry ph = measure_photometry(luma, q, config_.glare_luma, photometry_);
     out.glare = ph.glare;
     out.glare_blob = ph.glare_blob;
     out.sharpness = ph.sharpness;

@@ -29,7 +29,7 @@ public:
 private:
     std::optional<Refinement> track(const cv::Mat &luma, double focal);
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
-    std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal);
+    std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, int samples, double focal);
     void lose();
     void keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts);
 
@@ -45,6 +45,8 @@ private:
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
     cv::Mat luma_scratch_;
+    PhotometryScratch photometry_;
+    RefineScratch refine_;
 
     // Pose state.
     OneEuroFilter yaw_f_, pitch_f_, roll_f_;
