@@ -85,3 +85,9 @@ LEAK_SAMPLE ?= samples/genuine-2018.mp4
 leakcheck:
 	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
 	scripts/leakcheck.sh $(BIN) $(LEAK_SAMPLE)
+
+# The station daemon running sessions back to back for SOAK_MINUTES over
+# HTTP; its RSS after warm-up against the end (bar: < 2 MB growth).
+station-soak:
+	$(SWIFT) build -c $(CONFIG) --product hkid-station
+	scripts/station-soak.sh $(SOAK_MINUTES) .build/$(CONFIG)/hkid-station

@@ -82,7 +82,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "hkid-station", dependencies: [
-            "HKIDStation",
+            "HKIDStation", "HKIDMedia",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -7,6 +7,7 @@
 #ifndef HKID_CGSTREAMER_SHIM_H
 #define HKID_CGSTREAMER_SHIM_H
 
+#include <malloc.h>
 #include <string.h>
 #include <gst/gst.h>
 #include <gst/app/gstappsink.h>
@@ -184,6 +185,17 @@ static inline gsize hk_sample_copy(GstSample *sample, guint8 *dest, gsize capaci
     GstBuffer *buffer = gst_sample_get_buffer(sample);
     if (buffer == NULL || gst_buffer_get_size(buffer) > capacity) return 0;
     return gst_buffer_extract(buffer, 0, dest, capacity);
+}
+
+/* Keeps large buffers (decoded frames, encoder state) in mmap so that
+ * freeing them returns them to the system; see AllocatorTuning.swift.
+ * <malloc.h> is not part of Swift's Glibc module, hence here. */
+static inline void hk_pin_mmap_threshold(int bytes) {
+#ifdef M_MMAP_THRESHOLD
+    mallopt(M_MMAP_THRESHOLD, bytes);
+#else
+    (void)bytes;
+#endif
 }
 
 #endif /* HKID_CGSTREAMER_SHIM_H */

@@ -20,6 +20,7 @@ struct SoakBench: ParsableCommand {
     @Argument(help: "Files (default: every samples/*.mp4).") var files: [String] = []
 
     func run() throws {
+        AllocatorTuning.returnLargeBuffersToTheSystem()  // as the CLI does
         Bench.quietLogging
         print(Bench.machineLine)
         let inputs = files.isEmpty ? Bench.defaultSamples() : files

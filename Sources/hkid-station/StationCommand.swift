@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HKIDMedia
 import HKIDStation
 import Logging
 
@@ -54,6 +55,9 @@ struct StationCommand: AsyncParsableCommand {
         // Session files are personal data: nothing this process creates is
         // readable by anyone else, whatever the library forgets to chmod.
         umask(0o077)
+        // A daemon that starts an encoder per session must hand large
+        // buffers back, or its RSS creeps up all day (see AllocatorTuning).
+        AllocatorTuning.returnLargeBuffersToTheSystem()
         var settings = StationConfiguration()
         if let config {
             do { settings = try StationConfiguration(yamlFile: config) } catch {

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Station soak: the real hkid-station daemon fed a sample at real-time speed,
+# running liveness sessions back to back over HTTP for MINUTES, with its
+# resident memory read from /proc at the start (after a warm-up of three
+# sessions) and at the end. The bar (issue 7) is under 2 MB of growth.
+#
+#   scripts/station-soak.sh [MINUTES] [STATION_BINARY] [SAMPLE]
+set -euo pipefail
+minutes=${1:-10}
+station=${2:-.build/release/hkid-station}
+sample=${3:-samples/genuine-2018.mp4}
+port=${SOAK_PORT:-18590}
+data=$(mktemp -d /tmp/hkid-station-soak.XXXXXX)
+
+# SOAK_SOURCE overrides the source flags, e.g. "--source test-pattern" with
+# SOAK_BODY='{"cardType":"2018","overtime":3}' for overtime sessions.
+source_args=${SOAK_SOURCE:-"--source file --file $sample --restart-file-on-session"}
+body=${SOAK_BODY:-'{"cardType":"2018","language":"en"}'}
+# shellcheck disable=SC2086
+"$station" $source_args --port "$port" --data-directory "$data/data" ${SOAK_STATION_ARGS:-} \
+  >"$data/station.log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$data"' EXIT
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
+
+rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
+session() {  # starts one session and waits for it to end; prints its status
+  local id status
+  id=$(curl -sf -XPOST "http://127.0.0.1:$port/v1/sessions" -H 'content-type: application/json' \
+         -d "$body" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  while :; do
+    status=$(curl -sf "http://127.0.0.1:$port/v1/sessions/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
+    [ "$status" != active ] && break
+    sleep 0.25
+  done
+  echo "$status"
+}
+
+for _ in 1 2 3; do session >/dev/null; done
+start_rss=$(rss_kb)
+deadline=$(( $(date +%s) + minutes * 60 ))
+count=0; completed=0
+while [ "$(date +%s)" -lt "$deadline" ]; do
+  [ "$(session)" = completed ] && completed=$((completed + 1))
+  count=$((count + 1))
+done
+end_rss=$(rss_kb)
+echo "station soak: $count sessions in $minutes min ($completed completed)"
+echo "station soak: RSS after warm-up ${start_rss} kB, at the end ${end_rss} kB, growth $(( end_rss - start_rss )) kB"
