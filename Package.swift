@@ -45,7 +45,9 @@ let package = Package(
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
 
         .target(name: "CCardVision", dependencies: ["COpenCV"],
-                cxxSettings: [.unsafeFlags(["-O2"])]),
+                cSettings: [.unsafeFlags(["-O2"])],
+                cxxSettings: [.unsafeFlags(["-O2"])],
+                linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CCardRender", dependencies: ["COpenCV"],
                 cxxSettings: [.unsafeFlags(["-O2"])]),
 

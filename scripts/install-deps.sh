@@ -8,7 +8,7 @@ packages=(
   libgstreamer1.0-dev libgstreamer-plugins-base1.0-dev
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
-  libopencv-dev opencv-data
+  libopencv-dev opencv-data libjpeg62-turbo-dev
   libsqlite3-dev
 )
 # Extra groups, asked for by the make targets that need them.

@@ -7,7 +7,9 @@
 // frame. A lost card is reported on the very frame its edges disappear.
 #include "tracker.hpp"
 
-#include <opencv2/imgcodecs.hpp>
+#include "jpeg_encode.h"
+
+#include <cstdlib>
 #include <opencv2/imgproc.hpp>
 
 #include <cmath>
@@ -225,8 +227,14 @@ cv_status Tracker::encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg) 
         head_region(rect, size, face);
         picture = picture(rect);
     }
-    std::vector<int> params = {cv::IMWRITE_JPEG_QUALITY, config_.jpeg_quality};
-    if (!cv::imencode(".jpg", picture, jpeg, params)) return CV_ERR_INTERNAL;
+    if (!picture.isContinuous() && picture.step[0] < size_t(picture.cols) * 3) return CV_ERR_INTERNAL;
+    uint8_t *encoded = nullptr;
+    size_t length = 0;
+    if (cardvision_encode_jpeg_bgr(picture.ptr<uint8_t>(), picture.cols, picture.rows, int(picture.step[0]),
+                                   config_.jpeg_quality, &encoded, &length) != 0)
+        return CV_ERR_INTERNAL;
+    jpeg.assign(encoded, encoded + length);
+    std::free(encoded);
     return CV_OK;
 }
 
