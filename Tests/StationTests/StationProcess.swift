@@ -62,6 +62,9 @@ final class StationProcess: @unchecked Sendable {
         while ContinuousClock.now < deadline {
             if let range = output.range(of: #"address=http://[0-9.]+:(\d+)"#, options: .regularExpression) {
                 port = Int(output[range].split(separator: ":").last!)!
+                // Listening comes before the first camera frame; on a loaded
+                // machine a session started in between is (rightly) refused.
+                if sources(arguments) { try waitForCamera(until: deadline) }
                 return
             }
             if !process.isRunning { break }
@@ -73,6 +76,28 @@ final class StationProcess: @unchecked Sendable {
             _ = waitForExit(timeout: .seconds(10))
         }
         throw StationTestError("hkid-station did not start listening:\n\(output)")
+    }
+
+    /// Whether the arguments start a camera (tests of start-up refusals do not).
+    private func sources(_ arguments: [String]) -> Bool { arguments.contains("--source") }
+
+    /// Polls /healthz until the camera delivers pictures.
+    private func waitForCamera(until deadline: ContinuousClock.Instant) throws {
+        let url = URL(string: "http://127.0.0.1:\(port)/healthz")!
+        while ContinuousClock.now < deadline {
+            let done = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var running = false
+            URLSession.shared.dataTask(with: url) { data, _, _ in
+                // Written before signal() and read after wait(): ordered by the semaphore.
+                let health = data.flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] }
+                running = (health?["camera"] as? [String: Any])?["running"] as? Bool == true
+                done.signal()
+            }.resume()
+            done.wait()
+            if running { return }
+            usleep(100_000)
+        }
+        throw StationTestError("hkid-station's camera did not start:\n\(output)")
     }
 
     /// Waits for the process to exit on its own; returns its status.
