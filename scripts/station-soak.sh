@@ -26,8 +26,16 @@ for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && 
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
 session() {  # starts one session and waits for it to end; prints its status
   local id status
-  id=$(curl -sf -XPOST "http://127.0.0.1:$port/v1/sessions" -H 'content-type: application/json' \
-         -d "$body" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
+  local reply attempt
+  for attempt in $(seq 40); do
+    # 409 while the previous session's recording is still being finalised.
+    reply=$(curl -s -w '\n%{http_code}' -XPOST "http://127.0.0.1:$port/v1/sessions" \
+              -H 'content-type: application/json' -d "$body")
+    [ "${reply##*$'\n'}" = 201 ] && break
+    sleep 0.25
+  done
+  [ "${reply##*$'\n'}" = 201 ] || { echo "station soak: POST /v1/sessions answered ${reply##*$'\n'}: ${reply%$'\n'*}" >&2; exit 1; }
+  id=$(printf '%s' "${reply%$'\n'*}" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')
   while :; do
     status=$(curl -sf "http://127.0.0.1:$port/v1/sessions/$id" | python3 -c 'import json,sys; print(json.load(sys.stdin)["status"])')
     [ "$status" != active ] && break
