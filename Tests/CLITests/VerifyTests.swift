@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// `hkid-liveness verify` on a bundle a real station served: valid as is;
+/// any change, another station's key, or an unreadable file is reported.
+@Suite("hkid-liveness verify")
+struct VerifyTests {
+    static let fixtures = CLI.repository.appendingPathComponent("Tests/Fixtures").path
+    static let bundle = fixtures + "/station-bundle.zip"
+    static let key = fixtures + "/station.pub"
+
+    @Test("the bundle as served verifies, listing every file it checked")
+    func valid() throws {
+        let run = try CLI.run(["verify", Self.bundle, "--public-key", Self.key])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.lines.first == "\(Self.bundle): OK")
+        #expect(run.stdout.contains("sha256 ok  video.mkv") && run.stdout.contains("sha256 ok  events.jsonl"))
+    }
+
+    @Test("one changed byte in the video is named with both hashes")
+    func tamperedVideo() throws {
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: Self.bundle))
+        let at = try #require(bytes.range(of: Data("matroska".utf8))).lowerBound
+        bytes[at] ^= 0x20
+        let path = try CLI.temporaryDirectory() + "/tampered.zip"
+        try bytes.write(to: URL(fileURLWithPath: path))
+        let run = try CLI.run(["verify", path, "--public-key", Self.key])
+        #expect(run.status == 1)
+        #expect(run.lines.first == "\(path): NOT VALID")
+        #expect(run.lines.contains { $0.hasPrefix("  - video.mkv: SHA-256 is ") && $0.contains(", the manifest says ") })
+    }
+
+    @Test("another station's key does not verify the signature")
+    func wrongKey() throws {
+        let run = try CLI.run(["verify", Self.bundle, "--public-key", Self.fixtures + "/other-station.pub"])
+        #expect(run.status == 1)
+        #expect(run.stdout.lowercased().contains("signature"), "\(run.stdout)")
+    }
+
+    @Test("a missing bundle is one line and exit 2")
+    func missing() throws {
+        let run = try CLI.run(["verify", "/nonexistent/bundle.zip", "--public-key", Self.key])
+        #expect(run.status == 2)
+        #expect(run.stderr == "hkid-liveness verify: /nonexistent/bundle.zip: cannot be read\n")
+    }
+}
