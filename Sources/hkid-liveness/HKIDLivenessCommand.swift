@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import HKIDLiveness
-import HKIDMedia
 
 @main
 struct HKIDLivenessCommand: ParsableCommand {
@@ -20,8 +19,6 @@ struct HKIDLivenessCommand: ParsableCommand {
     /// gets one line on stderr (`hkid-liveness: --overtime must be …`) rather
     /// than the message plus a usage block: scripts and logs read one line.
     static func main() {
-        // Batch replays start a decoder per file (see AllocatorTuning).
-        AllocatorTuning.returnLargeBuffersToTheSystem()
         let command: ParsableCommand
         do {
             command = try parseAsRoot()
