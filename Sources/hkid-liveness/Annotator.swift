@@ -66,7 +66,7 @@ final class Annotator {
         let width = frame.width, height = frame.height
         if writer == nil {
             // x264 needs even sizes; a stray odd column or row is cropped.
-            var settings = VideoWriter.Settings(width: width & ~1, height: height & ~1, framesPerSecond: 30)
+            var settings = VideoWriter.Settings(width: width & ~1, height: height & ~1, framesPerSecond: Self.framesPerSecond(of: frame))
             settings.bitrate = 2_500
             settings.preset = "veryfast"
             writer = try VideoWriter(path: path, settings: settings)
@@ -140,6 +140,12 @@ final class Annotator {
                 }
             }
         }
+    }
+
+    /// The input's rate from its buffer duration (25 fps stays 25 fps);
+    /// 30 when the stream does not say.
+    static func framesPerSecond(of frame: VideoFrame) -> Int {
+        frame.duration > 0 ? max(1, Int((1e9 / Double(frame.duration)).rounded())) : 30
     }
 
     func finish() throws {

@@ -52,13 +52,15 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         logging.bootstrap()
-        let description = try loadPipeline()
+        let description = try pipeline.description(else: .replay)
         if checksExpectations || files.count > 1 || report != nil {
             let batch = BatchReplay(files: files, options: session, description: description,
                                     expectations: checksExpectations ? expectationPaths() : nil, jobs: jobs)
             let results = batch.run()
             if let report { try ReportWriter(results: results).write(to: report) }
-            if results.contains(where: { !$0.passed }) { throw checksExpectations && results.allSatisfy({ $0.sourceError == nil }) ? ExitStatus.mismatch : ExitStatus.inputFailed }
+            // An unreadable input outranks a mismatch: its outcome says nothing.
+            if results.contains(where: { $0.sourceError != nil }) { throw ExitStatus.inputFailed }
+            if results.contains(where: { !$0.passed }) { throw ExitStatus.mismatch }
             return
         }
         try replaySingle(files[0], description: description)
@@ -92,17 +94,6 @@ struct ReplayCommand: ParsableCommand {
             Output.error("hkid-liveness: \(error)")
             throw ExitStatus.inputFailed
         }
-    }
-
-    private func loadPipeline() throws -> PipelineDescription {
-        do {
-            if let file = pipeline.pipelineFile { return try PipelineDescription(contentsOf: file) }
-        } catch {
-            Output.error("hkid-liveness: \(error)")
-            throw ExitStatus.inputFailed
-        }
-        if let text = pipeline.pipeline { return PipelineDescription(text: text, origin: "--pipeline") }
-        return .replay
     }
 
     private func expectationPaths() -> [String: String] {

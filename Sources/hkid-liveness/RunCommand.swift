@@ -35,22 +35,10 @@ struct RunCommand: ParsableCommand {
 
     func run() throws {
         logging.bootstrap()
-        let description: PipelineDescription
-        do {
-            if let file = pipeline.pipelineFile {
-                description = try PipelineDescription(contentsOf: file)
-            } else if let text = pipeline.pipeline {
-                description = PipelineDescription(text: text, origin: "--pipeline")
-            } else {
-                description = PipelineDescription.builtIn[source]!
-            }
-        } catch {
-            Output.error("hkid-liveness: \(error)")
-            throw ExitStatus.inputFailed
-        }
+        let description = try pipeline.description(else: PipelineDescription.builtIn[source]!)
         let frameSource: FrameSource
         do {
-            let defaultInput = source == "webcam" && pipeline.pipelineFile == nil && pipeline.pipeline == nil ? "/dev/video0" : nil
+            let defaultInput = source == "webcam" && !pipeline.isCustom ? "/dev/video0" : nil
             frameSource = try FrameSource(description, input: input ?? defaultInput, stallTimeout: nil)
         } catch {
             Output.error("hkid-liveness: \(error)")

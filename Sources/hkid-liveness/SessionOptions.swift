@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HKIDLiveness
+import HKIDMedia
 
 /// Options every command that runs a liveness session shares.
 struct SessionOptions: ParsableArguments {
@@ -75,5 +76,21 @@ struct PipelineOptions: ParsableArguments {
         if pipelineFile != nil && pipeline != nil {
             throw ValidationError("give --pipeline-file or --pipeline, not both")
         }
+    }
+
+    /// Whether the user named a pipeline rather than taking a built-in one.
+    var isCustom: Bool { pipelineFile != nil || pipeline != nil }
+
+    /// The description to run: the user's, else `builtIn`. A pipeline file
+    /// that cannot be read is an input failure (one line, exit 2).
+    func description(else builtIn: PipelineDescription) throws -> PipelineDescription {
+        do {
+            if let file = pipelineFile { return try PipelineDescription(contentsOf: file) }
+        } catch {
+            Output.error("hkid-liveness: \(error)")
+            throw ExitStatus.inputFailed
+        }
+        if let text = pipeline { return PipelineDescription(text: text, origin: "--pipeline") }
+        return builtIn
     }
 }

@@ -64,7 +64,7 @@ final class StationProcess: @unchecked Sendable {
                 port = Int(output[range].split(separator: ":").last!)!
                 // Listening comes before the first camera frame; on a loaded
                 // machine a session started in between is (rightly) refused.
-                if sources(arguments) { try waitForCamera(until: deadline) }
+                if startsCamera { try waitForCamera(until: deadline) }
                 return
             }
             if !process.isRunning { break }
@@ -78,8 +78,8 @@ final class StationProcess: @unchecked Sendable {
         throw StationTestError("hkid-station did not start listening:\n\(output)")
     }
 
-    /// Whether the arguments start a camera (tests of start-up refusals do not).
-    private func sources(_ arguments: [String]) -> Bool { arguments.contains("--source") }
+    /// Whether this daemon runs a camera (tests of start-up refusals do not).
+    private var startsCamera: Bool { arguments.contains("--source") }
 
     /// Polls /healthz until the camera delivers pictures.
     private func waitForCamera(until deadline: ContinuousClock.Instant) throws {
