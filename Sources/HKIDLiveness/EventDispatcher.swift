@@ -36,7 +36,7 @@ final class EventDispatcher: Sendable {
         let id = ObjectIdentifier(observer)
         registry.withLock { registry in
             registry.observers.removeAll { $0.observer == nil }
-            guard !registry.observers.contains(where: { $0.id == id }) else { return }
+            guard !registry.finished, !registry.observers.contains(where: { $0.id == id }) else { return }
             registry.observers.append(WeakObserver(id: id, observer: observer))
         }
     }
@@ -51,7 +51,9 @@ final class EventDispatcher: Sendable {
     func addHandler(_ handler: @escaping @Sendable (LivenessEvent) -> Void) -> EventHandlerToken {
         registry.withLock { registry in
             let id = registry.makeID()
-            registry.handlers.append((id, handler))
+            // A finished session delivers nothing more; keeping the closure
+            // would only keep what it captures alive.
+            if !registry.finished { registry.handlers.append((id, handler)) }
             return EventHandlerToken(id: id)
         }
     }
@@ -121,15 +123,29 @@ final class EventDispatcher: Sendable {
         queue.sync {}
     }
 
-    /// Ends every stream after the events already queued; later streams end at once.
+    /// After the events already queued: ends every stream and lets go of
+    /// every observer and closure; later registrations are ignored and later
+    /// streams end at once.
+    ///
+    /// Letting go matters: a closure usually captures whatever owns the
+    /// session (a station's running session holds its `LivenessSession`), and
+    /// that cycle would otherwise keep every finished session in memory.
     func finish() {
         queue.async {
-            let streams = self.registry.withLock { registry in
+            // The handlers come out of the lock with the streams so that they
+            // are released outside it: a captured object's deinit may call
+            // back into the session.
+            let (streams, handlers) = self.registry.withLock { registry in
                 registry.finished = true
-                defer { registry.streams = [:] }
-                return Array(registry.streams.values)
+                defer {
+                    registry.streams = [:]
+                    registry.handlers = []
+                    registry.observers = []
+                }
+                return (Array(registry.streams.values), registry.handlers)
             }
             for stream in streams { stream.finish() }
+            withExtendedLifetime(handlers) {}
         }
     }
 }

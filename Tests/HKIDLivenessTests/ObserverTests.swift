@@ -100,6 +100,32 @@ struct ObserverTests {
         await session.flush()
     }
 
+    /// The station's pattern: the owner of a session registers a closure
+    /// that captures the owner. Closing the session must break that cycle,
+    /// or every finished session stays in memory for the life of the daemon.
+    @Test func closeReleasesClosuresThatCaptureTheSessionsOwner() async {
+        final class Owner: Sendable {
+            let session = makeSession()
+            let seen = Mutex(0)
+        }
+        weak var gone: Owner?
+        var events: [LivenessEvent] = []
+        do {
+            let owner = Owner()
+            gone = owner
+            owner.session.onEvent { [owner] _ in owner.seen.withLock { $0 += 1 } }
+            events = owner.session.startDetect() + owner.session.play(FlowTests.genuine)
+            await owner.session.flush()
+            #expect(owner.seen.withLock { $0 } == events.count)
+            owner.session.close()
+            await owner.session.flush()
+            // Registering on a closed session keeps nothing either.
+            owner.session.onEvent { [owner] _ in owner.seen.withLock { $0 += 1 } }
+        }
+        #expect(events.count == 7)
+        #expect(gone == nil, "a closed session still holds the closure that captures its owner")
+    }
+
     @Test func frameTraceWhenAsked() async {
         let session = makeSession(.english { $0.emitsFrameTrace = true })
         let events = session.startDetect() + session.play(MeasurementScript(fps: 10).front(0.3).missing(0.1))
