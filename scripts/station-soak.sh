@@ -24,6 +24,9 @@ trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$data"' EXIT
 for _ in $(seq 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.2; done
 
 rss_kb() { awk '/^VmRSS/ {print $2}' "/proc/$pid/status"; }
+# Anonymous memory is what a leak or a fragmented heap grows; file-backed
+# pages (shared libraries) come and go with the page cache.
+anon_kb() { awk '/^RssAnon/ {print $2}' "/proc/$pid/status"; }
 session() {  # starts one session and waits for it to end; prints its status
   local id status
   local reply attempt
@@ -45,13 +48,14 @@ session() {  # starts one session and waits for it to end; prints its status
 }
 
 for _ in 1 2 3; do session >/dev/null; done
-start_rss=$(rss_kb)
+start_rss=$(rss_kb); start_anon=$(anon_kb)
 deadline=$(( $(date +%s) + minutes * 60 ))
 count=0; completed=0
 while [ "$(date +%s)" -lt "$deadline" ]; do
   [ "$(session)" = completed ] && completed=$((completed + 1))
   count=$((count + 1))
 done
-end_rss=$(rss_kb)
+end_rss=$(rss_kb); end_anon=$(anon_kb)
 echo "station soak: $count sessions in $minutes min ($completed completed)"
 echo "station soak: RSS after warm-up ${start_rss} kB, at the end ${end_rss} kB, growth $(( end_rss - start_rss )) kB"
+echo "station soak: of which anonymous ${start_anon} kB -> ${end_anon} kB, growth $(( end_anon - start_anon )) kB"

@@ -198,4 +198,12 @@ static inline void hk_pin_mmap_threshold(int bytes) {
 #endif
 }
 
+/* Hands free pages in every malloc arena back to the system (not just the
+ * top of the main heap, as free() does); see AllocatorTuning.swift. */
+static inline void hk_release_free_memory(void) {
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
+
 #endif /* HKID_CGSTREAMER_SHIM_H */

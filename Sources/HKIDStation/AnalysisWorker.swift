@@ -4,8 +4,8 @@ import HKIDMedia
 import Logging
 import Synchronization
 
-/// Runs one session's frame analysis on its own thread, always on the newest
-/// camera frame.
+/// Runs one session's frame analysis on the station's analysis thread,
+/// always on the newest camera frame.
 ///
 /// The camera thread `offer`s every frame and never waits; a frame still
 /// waiting when the next arrives is replaced and counted as dropped. The
@@ -32,13 +32,12 @@ final class AnalysisWorker: Sendable {
     private let metrics: StationMetrics
     private let logger: Logger
 
-    init(session: LivenessSession, metrics: StationMetrics, logger: Logger) {
+    /// Starts analysing on `thread`; the loop holds it until `stop`.
+    init(session: LivenessSession, metrics: StationMetrics, logger: Logger, thread: AnalysisThread) {
         self.session = session
         self.metrics = metrics
         self.logger = logger
-        let thread = Thread { [self] in self.loop() }
-        thread.name = "hkid.station.analysis"
-        thread.start()
+        thread.run { [self] in self.loop() }
     }
 
     var counters: Counters { slot.withLock { $0.counters } }
@@ -57,7 +56,9 @@ final class AnalysisWorker: Sendable {
         if replaced { metrics.frameDropped() } else { wake.signal() }
     }
 
-    /// Stops taking frames and waits for the frame in analysis (if any) to finish.
+    /// Stops taking frames and waits for the frame in analysis (if any) to
+    /// finish. Every worker must be stopped: until then its loop holds the
+    /// shared analysis thread.
     func stop() {
         let first = slot.withLock { slot -> Bool in
             defer { slot.closed = true; slot.frame = nil }

@@ -19,6 +19,7 @@ public actor Station {
     public nonisolated let camera: CameraService
     public nonisolated let metrics: StationMetrics
     private let logger: Logger
+    private let analysisThread = AnalysisThread(name: "hkid.station.analysis")
     private var active: ActiveSession?
     /// True between accepting a start and the session being in place (the
     /// start awaits the camera), so a second start still gets 409.
@@ -114,7 +115,7 @@ public actor Station {
             await abandon(record, reason: error.message)
             throw error
         }
-        let worker = AnalysisWorker(session: session, metrics: metrics, logger: sessionLogger)
+        let worker = AnalysisWorker(session: session, metrics: metrics, logger: sessionLogger, thread: analysisThread)
         let running = ActiveSession(id: id, liveness: session, worker: worker, log: log,
                                     recordMode: configuration.recordMode, directory: directory, logger: sessionLogger)
 
@@ -243,6 +244,9 @@ public actor Station {
         await seal(&record)
         metrics.sessionEnded(status: status, resultCode: record.resultCode)
         if active === running { active = nil }
+        // The session's encoder, tracker and buffers are gone now; give the
+        // pages they leave free back, or RSS creeps up session after session.
+        AllocatorTuning.releaseFreeMemory()
         logger.info("session ended", metadata: ["session": "\(running.id)", "status": "\(status.rawValue)",
                                                 "retCode": "\(record.resultCode.map(String.init) ?? "none")",
                                                 "seconds": "\(seconds)", "analysed": "\(counters.analysed)",

@@ -93,18 +93,6 @@ enum Bench {
         return ChildRun(status: exitStatus, seconds: elapsed, maxRSSKB: Int(usage.ru_maxrss))
     }
 
-    /// glibc's malloc_trim(0): hands free heap pages (in every arena) back to
-    /// the kernel, so that RSS shows what is in use rather than what a
-    /// fragmented heap keeps. Looked up at run time: <malloc.h> is not in
-    /// Swift's Glibc module. Returns false when unavailable.
-    @discardableResult
-    static func trimHeap() -> Bool {
-        typealias Trim = @convention(c) (Int) -> Int32
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_trim") else { return false }
-        _ = unsafeBitCast(symbol, to: Trim.self)(0)
-        return true
-    }
-
     /// A line of /proc/self/status in kB ("VmRSS", "VmHWM").
     static func selfStatusKB(_ key: String) -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }

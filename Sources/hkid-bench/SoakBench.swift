@@ -43,7 +43,7 @@ struct SoakBench: ParsableCommand {
             }
             pass += 1
             let rss = Bench.selfStatusKB("VmRSS")
-            Bench.trimHeap()
+            AllocatorTuning.releaseFreeMemory()
             let trimmed = Bench.selfStatusKB("VmRSS")
             if warm == nil { warm = (rss, trimmed) }
             last = (rss, trimmed)
