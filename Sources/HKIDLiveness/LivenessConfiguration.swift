@@ -9,8 +9,9 @@ public struct LivenessConfiguration: Sendable, Hashable {
     public var hfovDegrees: Double = 62
     /// Let the tracker refine the focal length from the card's own perspective.
     public var estimatesFocalLength: Bool = true
-    /// Haar cascade for the head crop. `nil` uses the system's opencv-data
-    /// default; an empty string disables face detection (layout crop only).
+    /// OpenCV face cascade (Haar or LBP) for the head crop. `nil` uses
+    /// opencv-data's LBP frontal-face cascade, then its Haar one when that
+    /// finds no face; an empty string disables face detection (layout crop only).
     public var faceCascadePath: String? = nil
     /// Long side of the downscaled search image.
     public var detectLongSide: Int = 640

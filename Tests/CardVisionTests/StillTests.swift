@@ -59,13 +59,48 @@ func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
         #expect(cv_tracker_head_region(tracker.handle, &rect, &face) == CV_OK)
         let centreX = rect[0] + rect[2] / 2
         print("head region \(rect) face \(face)")
-        #expect(face == 1)  // the cartoon portrait is a face to the Haar detector
+        #expect(face == 1)  // the cartoon portrait is a face to OpenCV's detectors
         if visionType == CV_CARD_2018 { #expect(centreX < 0.5) } else { #expect(centreX > 0.5) }
 
         #expect(cv_tracker_clear_still(tracker.handle) == CV_OK)
         #expect(cv_tracker_has_still(tracker.handle, nil) == 0)
         var none = cv_buffer()
         #expect(cv_tracker_encode_still(tracker.handle, CV_STILL_CARD, &none) == CV_ERR_NO_STILL)
+    }
+
+    /// The default detector is the fast LBP cascade; its face box is mapped
+    /// to the same head as the Haar cascade's, so the crop must not depend
+    /// on which of the two found the face. With no detector the crop is the
+    /// layout's portrait area.
+    @Test(arguments: [(CR_CARD_2018, CV_CARD_2018), (CR_CARD_2003, CV_CARD_2003)])
+    func headCropAgreesAcrossFaceDetectors(renderType: cr_card_type, visionType: cv_card_type) throws {
+        func headRegion(cascade: String?) -> (rect: [Float], face: Int32) {
+            let scenes = Scenes(seed: 73)
+            // The tracker copies the path; the pointer need not outlive creation.
+            let tracker = cascade.map { cascade in
+                cascade.withCString { path in Tracker(cardType: visionType) { $0.face_cascade_path = path } }
+            } ?? Tracker(cardType: visionType)
+            var s = scenes.scene()
+            s.card_type = renderType
+            s.distance_mm = Scenes.distance(forWidthRatio: 0.55, scene: s)
+            tracker.process(scenes.render(s))
+            var rect: [Float] = [0, 0, 0, 0]
+            var face: Int32 = -1
+            #expect(cv_tracker_head_region(tracker.handle, &rect, &face) == CV_OK)
+            return (rect, face)
+        }
+        let lbp = headRegion(cascade: nil)
+        let haar = headRegion(cascade: "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml")
+        let none = headRegion(cascade: "")
+        #expect(lbp.face == 1 && haar.face == 1 && none.face == 0)
+        func iou(_ a: [Float], _ b: [Float]) -> Float {
+            let w = max(0, min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0]))
+            let h = max(0, min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1]))
+            return w * h / (a[2] * a[3] + b[2] * b[3] - w * h)
+        }
+        #expect(iou(lbp.rect, haar.rect) > 0.85, "LBP \(lbp.rect) vs Haar \(haar.rect)")
+        // Both faces lie inside the layout's portrait area, and are smaller.
+        #expect(iou(lbp.rect, none.rect) < 0.8 && iou(lbp.rect, none.rect) > 0.3)
     }
 
     /// Tilted views are never kept as the front-on still.

@@ -73,7 +73,8 @@ typedef struct cv_config {
     int glare_luma;             /* luma at or above this is saturated; default 250 */
     int still_width;            /* width of the rectified still, height = width / 1.586; default 856 */
     int jpeg_quality;           /* default 90 */
-    const char *face_cascade_path; /* Haar cascade; NULL = Debian's opencv-data default; "" = no face detector */
+    const char *face_cascade_path; /* OpenCV face cascade (Haar or LBP) for the head crop; NULL = opencv-data's
+                                      LBP frontal face, then its Haar one if that finds none; "" = no face detector */
 } cv_config;
 
 /* Fills *config with the defaults above. */

@@ -136,6 +136,53 @@ ColourRaster warp_colour(const cv_image &im, const cv::Matx33d &H, int w, int h)
     return raster;
 }
 
+void CardCrop::assign(const cv_image &im, const Quad &card) {
+    // Bilinear warps read one pixel beyond the quad, chroma twice that in
+    // luma pixels; 4 keeps every read inside the crop, so the still is the
+    // same as one warped from the whole frame.
+    constexpr int kMargin = 4;
+    cv::Rect b = cv::boundingRect(std::vector<cv::Point2f>(card.begin(), card.end()));
+    b = cv::Rect(b.x - kMargin, b.y - kMargin, b.width + 2 * kMargin, b.height + 2 * kMargin) &
+        cv::Rect(0, 0, im.width, im.height);
+    const bool subsampled = im.format == CV_PIXEL_I420 || im.format == CV_PIXEL_NV12;
+    if (subsampled) {  // whole chroma samples: even origin and size
+        const int x0 = b.x & ~1, y0 = b.y & ~1;
+        b = cv::Rect(x0, y0, (b.br().x - x0 + 1) & ~1, (b.br().y - y0 + 1) & ~1) & cv::Rect(0, 0, im.width, im.height);
+    }
+    format = im.format;
+    box = b;
+    // Bytes per pixel of each plane, and each plane's sampling (1 or 2).
+    int bpp[3] = {1, 0, 0}, sub = subsampled ? 2 : 1, n = 1;
+    switch (im.format) {
+    case CV_PIXEL_BGR: bpp[0] = 3; break;
+    case CV_PIXEL_BGRA: bpp[0] = 4; break;
+    case CV_PIXEL_NV12: bpp[1] = 2; n = 2; break;
+    case CV_PIXEL_I420: bpp[1] = bpp[2] = 1; n = 3; break;
+    default: break;
+    }
+    for (int i = 0; i < 3; ++i) {
+        if (i >= n) { planes[i].release(); continue; }
+        const int s = i == 0 ? 1 : sub;
+        const cv::Rect r(b.x / s * bpp[i], b.y / s, b.width / s * bpp[i], b.height / s);
+        const cv::Mat whole(im.height / s, (im.width / s) * bpp[i], CV_8UC1, const_cast<uint8_t *>(im.planes[i]),
+                            size_t(im.strides[i]));
+        whole(r).copyTo(planes[i]);
+    }
+    for (int i = 0; i < 4; ++i) quad[i] = card[i] - cv::Point2f(float(b.x), float(b.y));
+}
+
+cv_image CardCrop::view() const {
+    cv_image im{};
+    im.format = format;
+    im.width = box.width;
+    im.height = box.height;
+    for (int i = 0; i < 3; ++i) {
+        im.planes[i] = planes[i].empty() ? nullptr : planes[i].data;
+        im.strides[i] = planes[i].empty() ? 0 : int(planes[i].step[0]);
+    }
+    return im;
+}
+
 cv::Mat ColourRaster::to_bgr() const {
     if (!bgr.empty()) return bgr;
     if (y.empty()) return cv::Mat();

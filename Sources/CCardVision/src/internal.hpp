@@ -16,6 +16,10 @@
 
 #include "card_vision.h"
 
+namespace cv {
+class CascadeClassifier;
+}
+
 namespace cardvision {
 
 // ISO/IEC 7810 ID-1.
@@ -74,6 +78,21 @@ struct ColourRaster {
 // Warps the card face from the source planes into a (w x h) raster; H maps
 // raster pixels to full-resolution image pixels.
 ColourRaster warp_colour(const cv_image &image, const cv::Matx33d &H, int w, int h);
+
+// The pixels around a card, copied out of a frame the caller will reuse:
+// the card's bounding box (plus a margin for the warp's interpolation) cut
+// from every plane, in the frame's own format. Keeping a candidate still is
+// then a copy of a few hundred kB; the warp to a still waits until someone
+// asks for one (a session keeps dozens of candidates and encodes two).
+struct CardCrop {
+    cv_pixel_format format = CV_PIXEL_GRAY8;
+    cv::Rect box;       // where the crop was in the frame
+    cv::Mat planes[3];  // owned copies, rows x bytes
+    Quad quad{};        // the card, in crop coordinates
+    bool empty() const { return planes[0].empty(); }
+    void assign(const cv_image &image, const Quad &card);
+    cv_image view() const;
+};
 
 // ---- detect.cpp ---------------------------------------------------------
 struct Detection {
@@ -158,9 +177,10 @@ Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma
 
 // ---- still.cpp ----------------------------------------------------------
 cv::Rect2d portrait_area(cv_card_type type);
-// The portrait crop of a rectified still: the layout area, tightened around
-// the largest face the cascade finds in it (if any; face_found says so).
-cv::Rect head_region(const cv::Mat &still_bgr, cv_card_type type, void *cascade /* cv::CascadeClassifier* or null */,
-                     bool *face_found);
+// The layout's portrait area in pixels of a rectified still.
+cv::Rect portrait_region(const cv::Mat &still, cv_card_type type);
+// The head around the largest face the cascade finds in the portrait area
+// (grey), in the area's coordinates; none when it finds no face.
+std::optional<cv::Rect> find_head(const cv::Mat &portrait_gray, cv::CascadeClassifier &cascade);
 
 }  // namespace cardvision

@@ -10,6 +10,15 @@
 
 namespace cardvision {
 
+// A face detector parsed on first use: parsing is the expensive part, and
+// only the head crop at the end of a session needs one.
+struct LazyCascade {
+    std::string path;  // "" = none
+    cv::CascadeClassifier cascade;
+    bool tried = false;
+    cv::CascadeClassifier *get();
+};
+
 class Tracker {
 public:
     explicit Tracker(const cv_config &config);
@@ -20,7 +29,12 @@ public:
     void process(const cv_image &image, int64_t pts_ns, cv_measurement &out);
 
     bool has_still(int64_t *pts) const;
-    void clear_still() { still_ = ColourRaster(); still_bgr_ = cv::Mat(); still_score_ = -1e9; }
+    void clear_still() {
+        still_source_ = CardCrop();
+        still_ = ColourRaster();
+        still_bgr_ = cv::Mat();
+        still_score_ = -1e9;
+    }
     // Encoded JPEG of the kept still or its portrait crop; empty if none.
     cv_status encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg);
     // The head crop's rectangle in the kept still.
@@ -34,9 +48,8 @@ private:
     void keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts);
 
     cv_config config_;
-    std::string cascade_path_;  // "" = no face detection
-    cv::CascadeClassifier cascade_;
-    bool cascade_tried_ = false;
+    // The head crop's face detectors, in the order they are tried.
+    LazyCascade face_detector_, fallback_face_detector_;
 
     // Tracking state.
     bool tracking_ = false;
@@ -54,9 +67,11 @@ private:
     double yaw_ = 0, pitch_ = 0, roll_ = 0, speed_ = 0;
     FocalEstimator focal_;
 
-    // The kept still.
-    ColourRaster still_;
-    cv::Mat still_bgr_;  // still_ converted, on first use
+    // The kept still: the best view's pixels, warped on first use.
+    CardCrop still_source_;
+    ColourRaster still_;  // still_source_ warped, on first use
+    cv::Mat still_bgr_;   // still_ converted, on first use
+    const ColourRaster &still();
     const cv::Mat &still_bgr();
     int64_t still_pts_ = 0;
     double still_score_ = -1e9;
