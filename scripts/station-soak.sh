@@ -13,7 +13,7 @@ port=${SOAK_PORT:-18590}
 data=$(mktemp -d /tmp/hkid-station-soak.XXXXXX)
 
 # SOAK_SOURCE overrides the source flags, e.g. "--source test-pattern" with
-# SOAK_BODY='{"cardType":"2018","overtime":3}' for overtime sessions.
+# SOAK_BODY='{"cardType":"2018","overtimeSeconds":2}' for overtime sessions.
 source_args=${SOAK_SOURCE:-"--source file --file $sample --restart-file-on-session"}
 body=${SOAK_BODY:-'{"cardType":"2018","language":"en"}'}
 # shellcheck disable=SC2086

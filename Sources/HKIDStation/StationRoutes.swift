@@ -85,8 +85,10 @@ struct StationRoutes<Context: RequestContext> {
         } else {
             do {
                 sessionRequest = try JSONDecoder().decode(SessionRequest.self, from: Data(body.readableBytesView))
+            } catch let unknown as SessionRequest.UnknownField {
+                throw APIError(.badRequest, "unknown field \"\(unknown.name)\"; the body takes \(SessionRequest.fieldNames)")
             } catch {
-                throw APIError(.badRequest, "the body must be a JSON object with cardType, overtimeSeconds, language")
+                throw APIError(.badRequest, "the body must be a JSON object with \(SessionRequest.fieldNames)")
             }
         }
         let record = try await station.startSession(sessionRequest)

@@ -72,6 +72,10 @@ import Testing
                      #"{"cardType":2018}"#] {
             expectStatus(try await station.post("/v1/sessions", json: body), 400, "POST", "/v1/sessions")
         }
+        // A misspelt field is refused by name rather than silently ignored.
+        let misspelt = expectStatus(try await station.post("/v1/sessions", json: #"{"cardType":"2018","overtime":3}"#), 400,
+                                    "POST", "/v1/sessions")
+        #expect(misspelt.json["error"] as? String == #"unknown field "overtime"; the body takes cardType, overtimeSeconds, language"#)
         let huge = "{\"cardType\":\"" + String(repeating: "x", count: 100_000) + "\"}"
         expectStatus(try await station.post("/v1/sessions", json: huge), 413, "POST", "/v1/sessions")
         expectStatus(try await station.get("/v1/sessions?limit=0"), 400, "GET", "/v1/sessions")
