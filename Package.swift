@@ -102,7 +102,7 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
 
-        .executableTarget(name: "hkid-bench", dependencies: ["CCardVision", "CCardRender", "HKIDLiveness", "HKIDMedia", "HKIDPipeline", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(name: "hkid-bench", dependencies: ["CCardVision", "CCardRender", "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDRegression", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]),
 
         .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender", "HKIDRegression"]),
         .testTarget(name: "HKIDLivenessTests", dependencies: ["HKIDLiveness"]),

@@ -3,7 +3,7 @@
 //
 // Two comparisons, each interleaved (A B A B ...) in the same run so that a
 // noisy neighbour slows both sides alike:
-//   - subprocesses: `hkid-liveness replay FILE --json > /dev/null` against
+//   - subprocesses: `hkid-liveness replay FILE --json [--card T] > /dev/null` against
 //     `gst-launch-1.0 -q filesrc ! decodebin ! fakesink sync=false`;
 //   - in process: FrameSource over the replay pipeline with no analysis
 //     against SessionReplay (analysis), which takes process start-up out.
@@ -12,6 +12,7 @@ import Foundation
 import HKIDLiveness
 import HKIDMedia
 import HKIDPipeline
+import HKIDRegression
 
 struct ReplayBench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -55,8 +56,12 @@ struct ReplayBench: ParsableCommand {
             let size = try frameSize(file)
             sizes[file] = size
             var replay: [Double] = [], decode: [Double] = []
+            // Replayed as the regression replays it: with the card type its
+            // expectation names (a 2003 card replayed as 2018 is never
+            // completed, so it would decode and analyse every frame).
+            let card = (try? Expectation.load(from: Expectation.path(forVideo: file)).cardType).map { ["--card", $0] } ?? []
             for _ in 0..<rounds {
-                let a = try Bench.runChild([binary, "replay", file, "--json"])
+                let a = try Bench.runChild([binary, "replay", file, "--json"] + card)
                 guard a.status == 0 || a.status == 2 else { throw BenchError("\(file): hkid-liveness exit \(a.status)") }
                 replay.append(a.seconds)
                 let b = try Bench.runChild(["gst-launch-1.0", "-q", "filesrc", "location=\(file)", "!", "decodebin", "!",
@@ -82,11 +87,16 @@ struct ReplayBench: ParsableCommand {
         print(pad("file", 34) + pad("frames", 8) + pad("decode", 9) + pad("analysis", 10) + pad("ratio", 7) + "analysis ms/frame over decode")
         for file in inputs {
             var decode: [Double] = [], analysis: [Double] = [], frames = 0
+            var configuration = LivenessConfiguration()
+            if let card = try? Expectation.load(from: Expectation.path(forVideo: file)).cardType,
+               let type = CardType(rawValue: card) {
+                configuration.cardType = type
+            }
             for _ in 0..<rounds {
                 // Analysis first, as the CLI runs it (it stops once the session
                 // has ended); then decode-only over the same number of frames.
                 let started = ContinuousClock.now
-                let session = LivenessSession(configuration: LivenessConfiguration())
+                let session = LivenessSession(configuration: configuration)
                 let outcome = try SessionReplay(session: session).run(try FrameSource(description, input: file))
                 session.close()
                 analysis.append(Bench.seconds(ContinuousClock.now - started))
