@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Station soak: the real hkid-station daemon fed a sample at real-time speed,
 # running liveness sessions back to back over HTTP for MINUTES, with its
-# resident memory read from /proc at the start (after a warm-up of three
-# sessions) and at the end. The bar (issue 7) is under 2 MB of growth.
+# resident memory read from /proc after every session: the median of the
+# first five (after a warm-up of three sessions) against the median of the
+# last five. The bar (issue 7) is under 2 MB of growth.
 #
 #   scripts/station-soak.sh [MINUTES] [STATION_BINARY] [SAMPLE]
 set -euo pipefail
@@ -47,15 +48,24 @@ session() {  # starts one session and waits for it to end; prints its status
   echo "$status"
 }
 
+# RSS is read after every session. One reading can catch the previous
+# session's encoder buffers on their way out (a few MB either way), so the
+# start and the end are each the median of five sessions' readings.
+median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 for _ in 1 2 3; do session >/dev/null; done
-start_rss=$(rss_kb); start_anon=$(anon_kb)
+readings=()
 deadline=$(( $(date +%s) + minutes * 60 ))
 count=0; completed=0
-while [ "$(date +%s)" -lt "$deadline" ]; do
+while [ "$(date +%s)" -lt "$deadline" ] || [ "$count" -lt 10 ]; do
   [ "$(session)" = completed ] && completed=$((completed + 1))
   count=$((count + 1))
+  readings+=("$(rss_kb) $(anon_kb)")
 done
-end_rss=$(rss_kb); end_anon=$(anon_kb)
+first=("${readings[@]:0:5}"); last=("${readings[@]: -5}")
+start_rss=$(printf '%s\n' "${first[@]}" | cut -d' ' -f1 | median)
+end_rss=$(printf '%s\n' "${last[@]}" | cut -d' ' -f1 | median)
+start_anon=$(printf '%s\n' "${first[@]}" | cut -d' ' -f2 | median)
+end_anon=$(printf '%s\n' "${last[@]}" | cut -d' ' -f2 | median)
 echo "station soak: $count sessions in $minutes min ($completed completed)"
-echo "station soak: RSS after warm-up ${start_rss} kB, at the end ${end_rss} kB, growth $(( end_rss - start_rss )) kB"
+echo "station soak: RSS (median of 5 sessions) after warm-up ${start_rss} kB, at the end ${end_rss} kB, growth $(( end_rss - start_rss )) kB"
 echo "station soak: of which anonymous ${start_anon} kB -> ${end_anon} kB, growth $(( end_anon - start_anon )) kB"
