@@ -69,3 +69,11 @@ end_anon=$(printf '%s\n' "${last[@]}" | cut -d' ' -f2 | median)
 echo "station soak: $count sessions in $minutes min ($completed completed)"
 echo "station soak: RSS (median of 5 sessions) after warm-up ${start_rss} kB, at the end ${end_rss} kB, growth $(( end_rss - start_rss )) kB"
 echo "station soak: of which anonymous ${start_anon} kB -> ${end_anon} kB, growth $(( end_anon - start_anon )) kB"
+# A leak keeps climbing; warm-up (caches, arenas) levels off. The median RSS
+# of each quarter of the run tells them apart.
+n=${#readings[@]}; quarters=""
+for q in 0 1 2 3; do
+  from=$(( q * n / 4 )); to=$(( (q + 1) * n / 4 ))
+  quarters+=" $(printf '%s\n' "${readings[@]:$from:$((to - from))}" | cut -d' ' -f1 | median)"
+done
+echo "station soak: RSS median by quarter of the run (kB):$quarters"
