@@ -32,6 +32,16 @@ constexpr double kPi = 3.14159265358979323846;
 // Corners of the card face: top-left, top-right, bottom-right, bottom-left.
 using Quad = std::array<cv::Point2f, 4>;
 
+// Bilinear read of an 8-bit plane between p, p[1], p[step] and p[step + 1]
+// with weights fx, fy in 1/256, in 1/65536 grey levels: the one pixel read
+// of the per-frame path (edge profiles and photometry rasters, thousands of
+// reads a frame), in integers.
+inline int bilinear_q16(const uint8_t *p, size_t step, int fx, int fy) {
+    const int top = p[0] * 256 + (p[1] - p[0]) * fx;
+    const int bottom = p[step] * 256 + (p[step + 1] - p[step]) * fx;
+    return top * 256 + (bottom - top) * fy;
+}
+
 // ---- geometry.cpp -------------------------------------------------------
 // Orders four points as TL, TR, BR, BL of a landscape card that is rolled by
 // less than 90 degrees: the top edge is the long side nearer the image top.
@@ -118,9 +128,9 @@ struct RefineScratch {
     std::vector<cv::Point2f> origins, points, inliers;
 };
 // Fits the four card edges near guess at full resolution: gradient maxima
-// along the normals within +-radius pixels at up to max_samples places per
-// side (one per 5 px of side, at least 12), robust line fit, intersection.
-Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, int max_samples, RefineScratch &scratch);
+// along the normals within +-radius pixels at one place per 5 px of side
+// (12 to 64), robust line fit, intersection.
+Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch);
 
 // ---- pose.cpp -----------------------------------------------------------
 struct Pose {

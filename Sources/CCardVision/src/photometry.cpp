@@ -103,13 +103,8 @@ static void warp_row(const cv::Mat &src, const cv::Matx33f &H, int y, int width,
         offset[x] = iy * step + ix;
     }
     const uint8_t *base = src.data;
-    for (int x = 0; x < width; ++x) {
-        const uint8_t *p = base + offset[x];
-        const int ax = wx[x], ay = wy[x];
-        const int top = p[0] * 256 + (p[1] - p[0]) * ax;
-        const int bottom = p[step] * 256 + (p[step + 1] - p[step]) * ax;
-        out[x] = uint8_t((top * 256 + (bottom - top) * ay + (1 << 15)) >> 16);
-    }
+    for (int x = 0; x < width; ++x)
+        out[x] = uint8_t((bilinear_q16(base + offset[x], size_t(step), wx[x], wy[x]) + (1 << 15)) >> 16);
 }
 
 static int count_at_least(const uint8_t *row, int b, int e, int threshold) {

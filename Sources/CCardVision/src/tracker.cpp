@@ -52,17 +52,11 @@ void Tracker::reset() {
     frame_size_ = cv::Size();
 }
 
-// Edge samples per side, both passes. (24 in the wide first pass of a
-// track cost a third less but let printed lines outvote a fast card's edge
-// now and then: translation-only-2003 raised a false OVERSPEED.)
-static constexpr int kFullSamples = 64;
-
-std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, int samples,
-                                          double focal) {
-    Refinement r = refine_quad(luma, guess, radius, samples, refine_);
+std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal) {
+    Refinement r = refine_quad(luma, guess, radius, refine_);
     if (!r.ok) return std::nullopt;
     // A second, narrow pass around the first fit settles the sub-pixel edge.
-    Refinement fine = refine_quad(luma, r.quad, 3.0f, kFullSamples, refine_);
+    Refinement fine = refine_quad(luma, r.quad, 3.0f, refine_);
     if (fine.ok) r = fine;
     const cv::Size size(luma.cols, luma.rows);
     if (!card_shaped(r.quad, size, focal)) return std::nullopt;
@@ -73,7 +67,7 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
     auto d = detect_card(luma, roi, config_.detect_long_side, focal);
     if (!d) return std::nullopt;
-    return polish(luma, d->quad, d->pixel_error + 2.0f, kFullSamples, focal);
+    return polish(luma, d->quad, d->pixel_error + 2.0f, focal);
 }
 
 std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
@@ -87,7 +81,7 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
         }
     }
     const float radius = float(std::clamp(6.0 + 0.5 * motion + 0.01 * mean_width(quad_), 6.0, 60.0));
-    return polish(luma, predicted, radius, kFullSamples, focal);
+    return polish(luma, predicted, radius, focal);
 }
 
 void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out) {
@@ -201,19 +195,9 @@ void Tracker::keep_still_if_better(const cv_image &image, const Quad &q, double 
     // replaced by a better view before anyone asks for one, and warping
     // each (856 x 540, three planes) cost a sixth of a 720p replay.
     still_source_.assign(image, q);
-    still_ = ColourRaster();
     still_bgr_ = cv::Mat();
     still_score_ = score;
     still_pts_ = pts;
-}
-
-const ColourRaster &Tracker::still() {
-    if (still_.empty() && !still_source_.empty()) {
-        const int w = config_.still_width & ~1;
-        const int h = int(std::lround(w / kCardAspect)) & ~1;
-        still_ = warp_colour(still_source_.view(), raster_to_quad(still_source_.quad, w, h), w, h);
-    }
-    return still_;
 }
 
 cv_status Tracker::head_region(cv::Rect &rect, cv::Size &still_size, bool &face_found) {
@@ -238,7 +222,11 @@ cv_status Tracker::head_region(cv::Rect &rect, cv::Size &still_size, bool &face_
 }
 
 const cv::Mat &Tracker::still_bgr() {
-    if (still_bgr_.empty()) still_bgr_ = still().to_bgr();
+    if (still_bgr_.empty() && !still_source_.empty()) {
+        const int w = config_.still_width & ~1;
+        const int h = int(std::lround(w / kCardAspect)) & ~1;
+        still_bgr_ = warp_colour(still_source_.view(), raster_to_quad(still_source_.quad, w, h), w, h).to_bgr();
+    }
     return still_bgr_;
 }
 
@@ -258,7 +246,6 @@ cv_status Tracker::encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg) 
         head_region(rect, size, face);
         picture = picture(rect);
     }
-    if (!picture.isContinuous() && picture.step[0] < size_t(picture.cols) * 3) return CV_ERR_INTERNAL;
     uint8_t *encoded = nullptr;
     size_t length = 0;
     if (cardvision_encode_jpeg_bgr(picture.ptr<uint8_t>(), picture.cols, picture.rows, int(picture.step[0]),

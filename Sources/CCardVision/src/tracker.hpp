@@ -31,7 +31,6 @@ public:
     bool has_still(int64_t *pts) const;
     void clear_still() {
         still_source_ = CardCrop();
-        still_ = ColourRaster();
         still_bgr_ = cv::Mat();
         still_score_ = -1e9;
     }
@@ -43,7 +42,7 @@ public:
 private:
     std::optional<Refinement> track(const cv::Mat &luma, double focal);
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
-    std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, int samples, double focal);
+    std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal);
     void lose();
     void keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts);
 
@@ -69,9 +68,7 @@ private:
 
     // The kept still: the best view's pixels, warped on first use.
     CardCrop still_source_;
-    ColourRaster still_;  // still_source_ warped, on first use
-    cv::Mat still_bgr_;   // still_ converted, on first use
-    const ColourRaster &still();
+    cv::Mat still_bgr_;  // still_source_ rectified, on first use
     const cv::Mat &still_bgr();
     int64_t still_pts_ = 0;
     double still_score_ = -1e9;
