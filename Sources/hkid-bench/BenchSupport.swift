@@ -6,6 +6,8 @@
 // interleaved runs and ratios between things measured in the same run; none
 // asserts a timing.
 import Foundation
+import HKIDLiveness
+import HKIDRegression
 import Logging
 #if canImport(Glibc)
 import Glibc
@@ -55,6 +57,20 @@ enum Bench {
     static func defaultSamples() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "samples")) ?? []
         return names.filter { $0.hasSuffix(".mp4") }.sorted().map { "samples/\($0)" }
+    }
+
+    /// The card type a sample's expectation names: samples are replayed as
+    /// the regression replays them (a 2003 card replayed as 2018 is never
+    /// completed, so every frame would be decoded and analysed).
+    static func cardType(of file: String) -> CardType? {
+        (try? Expectation.load(from: Expectation.path(forVideo: file))).flatMap { CardType(rawValue: $0.cardType) }
+    }
+
+    /// The session configuration a sample is replayed with in process.
+    static func configuration(for file: String) -> LivenessConfiguration {
+        var configuration = LivenessConfiguration()
+        if let type = cardType(of: file) { configuration.cardType = type }
+        return configuration
     }
 
     /// The release CLI, as `make bench` builds it.

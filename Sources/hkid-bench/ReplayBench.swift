@@ -12,7 +12,6 @@ import Foundation
 import HKIDLiveness
 import HKIDMedia
 import HKIDPipeline
-import HKIDRegression
 
 struct ReplayBench: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -56,10 +55,7 @@ struct ReplayBench: ParsableCommand {
             let size = try frameSize(file)
             sizes[file] = size
             var replay: [Double] = [], decode: [Double] = []
-            // Replayed as the regression replays it: with the card type its
-            // expectation names (a 2003 card replayed as 2018 is never
-            // completed, so it would decode and analyse every frame).
-            let card = (try? Expectation.load(from: Expectation.path(forVideo: file)).cardType).map { ["--card", $0] } ?? []
+            let card = Bench.cardType(of: file).map { ["--card", $0.rawValue] } ?? []
             for _ in 0..<rounds {
                 let a = try Bench.runChild([binary, "replay", file, "--json"] + card)
                 guard a.status == 0 || a.status == 2 else { throw BenchError("\(file): hkid-liveness exit \(a.status)") }
@@ -87,11 +83,7 @@ struct ReplayBench: ParsableCommand {
         print(pad("file", 34) + pad("frames", 8) + pad("decode", 9) + pad("analysis", 10) + pad("ratio", 7) + "analysis ms/frame over decode")
         for file in inputs {
             var decode: [Double] = [], analysis: [Double] = [], frames = 0
-            var configuration = LivenessConfiguration()
-            if let card = try? Expectation.load(from: Expectation.path(forVideo: file)).cardType,
-               let type = CardType(rawValue: card) {
-                configuration.cardType = type
-            }
+            let configuration = Bench.configuration(for: file)
             for _ in 0..<rounds {
                 // Analysis first, as the CLI runs it (it stops once the session
                 // has ended); then decode-only over the same number of frames.

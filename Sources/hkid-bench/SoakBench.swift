@@ -33,7 +33,7 @@ struct SoakBench: ParsableCommand {
         print("pass  minutes  replays  frames    RSS_MB  trimmed_MB")
         repeat {
             for file in inputs {
-                let session = LivenessSession(configuration: LivenessConfiguration())
+                let session = LivenessSession(configuration: Bench.configuration(for: file))
                 let source = try FrameSource(.replay, input: file)
                 let outcome = try SessionReplay(session: session).run(source)
                 session.close()
