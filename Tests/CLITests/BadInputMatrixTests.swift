@@ -14,13 +14,6 @@ import Testing
 struct BadInputMatrixTests {
     // MARK: Helpers
 
-    /// The single line on stderr (records an issue when there are more or none).
-    static func oneLine(_ run: CLI.Run) -> String {
-        let lines = run.stderr.split(separator: "\n")
-        #expect(lines.count == 1, "expected exactly one line on stderr, got: \(run.stderr)")
-        return lines.first.map(String.init) ?? ""
-    }
-
     /// Runs gst-launch-1.0 with `pipeline` (a gst-launch description, split
     /// on spaces; no quoting needed in the fixtures below) and fails the test
     /// when it does not write `output`.
@@ -81,7 +74,7 @@ struct BadInputMatrixTests {
         FileManager.default.createFile(atPath: path, contents: Data())
         let run = try CLI.run(["replay", path, "--json"])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run) == "hkid-liveness: \(path): is empty")
+        #expect(run.stderrLine == "hkid-liveness: \(path): is empty")
         #expect(run.stdout.isEmpty, "refused before the session started")
     }
 
@@ -99,7 +92,7 @@ struct BadInputMatrixTests {
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         let run = try CLI.run(["replay", path, "--json", "--images", folder + "/stills", "--annotate", folder + "/out.mp4"])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run) == "hkid-liveness: \(path): Could not determine type of stream.")
+        #expect(run.stderrLine == "hkid-liveness: \(path): Could not determine type of stream.")
         #expect(run.jsonLines.map { $0["type"] as? String } == ["operation", "end"])
         #expect(Self.files(in: folder) == ["random.mp4", "stills"], "no output may be left: \(Self.files(in: folder))")
     }
@@ -112,7 +105,7 @@ struct BadInputMatrixTests {
         let run = try CLI.run(["replay", path, "--json", "--annotate", folder + "/out.mp4"])
         #expect(run.status == 2)
         // Before: a "Delayed linking failed" warning line, then the error.
-        #expect(Self.oneLine(run) == "hkid-liveness: \(path): has no video stream")
+        #expect(run.stderrLine == "hkid-liveness: \(path): has no video stream")
         #expect(Self.endFrames(run) == 0)
         #expect(Self.files(in: folder) == ["voice.mp4"])
     }
@@ -130,16 +123,14 @@ struct BadInputMatrixTests {
         try data.prefix(data.count * percent / 100).write(to: URL(fileURLWithPath: path))
         let run = try CLI.run(["replay", path, "--json", "--annotate", folder + "/out.mp4"])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run).hasPrefix("hkid-liveness: \(path): the file is truncated: decoding stopped at "))
+        #expect(run.stderrLine.hasPrefix("hkid-liveness: \(path): the file is truncated: decoding stopped at "))
         #expect(run.jsonLines.first?["status"] as? String == "BEGIN")
         #expect(run.jsonLines.last?["type"] as? String == "end")
+        #expect((Self.endFrames(run) ?? 0) > 0, "every cut keeps some frames before it")
         // The annotated video of what played is finished properly (it is a
         // complete, playable file), and no temporary file is left.
-        #expect(Self.files(in: folder).allSatisfy { $0 == "cut\(percent).mp4" || $0 == "out.mp4" },
-                "\(Self.files(in: folder))")
-        if FileManager.default.fileExists(atPath: folder + "/out.mp4") {
-            #expect(try Self.videoSize(of: folder + "/out.mp4") != nil, "the annotated video must be playable")
-        }
+        #expect(Self.files(in: folder) == ["cut\(percent).mp4", "out.mp4"])
+        #expect(try Self.videoSize(of: folder + "/out.mp4") != nil, "the annotated video must be playable")
     }
 
     @Test("an MP4 with its index at the end, cut before it: no frame at all")
@@ -152,7 +143,7 @@ struct BadInputMatrixTests {
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
         let run = try CLI.run(["replay", path, "--json"])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run) == "hkid-liveness: \(path): the file is truncated: no playable stream left before the cut")
+        #expect(run.stderrLine == "hkid-liveness: \(path): the file is truncated: no playable stream left before the cut")
         #expect(Self.endFrames(run) == 0)
     }
 
@@ -168,7 +159,7 @@ struct BadInputMatrixTests {
         let run = try CLI.run(["replay", path, "--json", "--images", folder + "/stills"])
         #expect(run.status == 2)
         // Before: exit 1 and "Error: cv_tracker_process failed: ..." without the file name.
-        #expect(Self.oneLine(run) == "hkid-liveness: \(path): frames of 1x1 pixels cannot be analysed (image size is zero, odd where it must be even, or too large)")
+        #expect(run.stderrLine == "hkid-liveness: \(path): frames of 1x1 pixels cannot be analysed (image size is zero, odd where it must be even, or too large)")
         #expect(run.jsonLines.last?["type"] as? String == "end")
         #expect(Self.files(in: folder + "/stills").isEmpty)
     }
@@ -251,7 +242,7 @@ struct BadInputMatrixTests {
         FileManager.default.createFile(atPath: file, contents: Data())
         let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--json", "--images", file + "/stills"])
         #expect(run.status == 64)
-        #expect(Self.oneLine(run) == "hkid-liveness: --images \(file)/stills: cannot create the folder")
+        #expect(run.stderrLine == "hkid-liveness: --images \(file)/stills: cannot create the folder")
         #expect(run.stdout.isEmpty)
         #expect(Self.files(in: folder) == ["plain"])
     }
@@ -263,7 +254,7 @@ struct BadInputMatrixTests {
         FileManager.default.createFile(atPath: file, contents: Data())
         let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--json", "--annotate", file + "/out.mp4"])
         #expect(run.status == 64)
-        #expect(Self.oneLine(run).hasPrefix("hkid-liveness: --annotate \(file)/out.mp4: "))
+        #expect(run.stderrLine.hasPrefix("hkid-liveness: --annotate \(file)/out.mp4: "))
         #expect(run.stdout.isEmpty)
         #expect(Self.files(in: folder) == ["plain"])
     }
@@ -281,7 +272,7 @@ struct BadInputMatrixTests {
             let input = command == "replay" ? [CLI.sample("genuine-2018.mp4")] : ["--source", "videotestsrc"]
             let run = try CLI.run([command] + input + arguments, timeout: .seconds(30))
             #expect(run.status == 64, "\(command)")
-            #expect(Self.oneLine(run) == message, "\(command)")
+            #expect(run.stderrLine == message, "\(command)")
             #expect(run.stdout.isEmpty, "\(command)")
         }
     }

@@ -5,17 +5,11 @@ import Testing
 /// the input and the reason, and a non-zero exit status.
 @Suite("bad input")
 struct BadInputTests {
-    static func oneLine(_ run: CLI.Run) -> String {
-        let lines = run.stderr.split(separator: "\n")
-        #expect(lines.count == 1, "expected one line on stderr, got: \(run.stderr)")
-        return lines.first.map(String.init) ?? ""
-    }
-
     @Test("a missing file")
     func missing() throws {
         let run = try CLI.run(["replay", "/nonexistent/clip.mp4", "--json"])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run) == "hkid-liveness: /nonexistent/clip.mp4: no such file")
+        #expect(run.stderrLine == "hkid-liveness: /nonexistent/clip.mp4: no such file")
         #expect(run.stdout.isEmpty)
     }
 
@@ -24,7 +18,7 @@ struct BadInputTests {
         let folder = try CLI.temporaryDirectory()
         let run = try CLI.run(["replay", folder])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run) == "hkid-liveness: \(folder): is a directory, not a video file")
+        #expect(run.stderrLine == "hkid-liveness: \(folder): is a directory, not a video file")
     }
 
     @Test("a text file named .mp4")
@@ -33,7 +27,7 @@ struct BadInputTests {
         try Data(String(repeating: "meeting notes\n", count: 300).utf8).write(to: URL(fileURLWithPath: path))
         let run = try CLI.run(["replay", path, "--json"])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run).hasPrefix("hkid-liveness: \(path): "))
+        #expect(run.stderrLine.hasPrefix("hkid-liveness: \(path): "))
         // The session had started: BEGIN, then the end line, and nothing else.
         #expect(run.jsonLines.map { $0["type"] as? String } == ["operation", "end"])
     }
@@ -45,7 +39,7 @@ struct BadInputTests {
         try data.prefix(data.count / 2).write(to: URL(fileURLWithPath: path))
         let run = try CLI.run(["replay", path, "--json"])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run).hasPrefix("hkid-liveness: \(path): the file is truncated: decoding stopped at "))
+        #expect(run.stderrLine.hasPrefix("hkid-liveness: \(path): the file is truncated: decoding stopped at "))
         let statuses = run.jsonLines.compactMap { $0["status"] as? String }
         #expect(statuses.starts(with: ["BEGIN", "ORTH"]), "events before the cut must still be printed: \(statuses)")
         #expect(run.jsonLines.last?["type"] as? String == "end")
@@ -55,14 +49,14 @@ struct BadInputTests {
     func unknownElement() throws {
         let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--pipeline", "filesrc name=src ! nosuchdecoder ! appsink name=sink"])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run) == "hkid-liveness: --pipeline: no element \"nosuchdecoder\"")
+        #expect(run.stderrLine == "hkid-liveness: --pipeline: no element \"nosuchdecoder\"")
     }
 
     @Test("a missing --pipeline-file")
     func missingPipelineFile() throws {
         let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--pipeline-file", "/nonexistent.pipeline"])
         #expect(run.status == 2)
-        #expect(Self.oneLine(run) == "hkid-liveness: /nonexistent.pipeline: no such file")
+        #expect(run.stderrLine == "hkid-liveness: /nonexistent.pipeline: no such file")
     }
 
     @Test("malformed options are refused before any work, with exit 64", arguments: [
@@ -77,7 +71,7 @@ struct BadInputTests {
     func malformedOptions(arguments: [String], message: String) throws {
         let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4")] + arguments)
         #expect(run.status == 64)
-        #expect(Self.oneLine(run) == "hkid-liveness: " + message)
+        #expect(run.stderrLine == "hkid-liveness: " + message)
         #expect(run.stdout.isEmpty)
     }
 
@@ -87,7 +81,7 @@ struct BadInputTests {
         try Data().write(to: URL(fileURLWithPath: file))
         let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--images", file])
         #expect(run.status == 64)
-        #expect(Self.oneLine(run) == "hkid-liveness: --images \(file): is a file, not a folder")
+        #expect(run.stderrLine == "hkid-liveness: --images \(file): is a file, not a folder")
     }
 }
 

@@ -24,6 +24,13 @@ enum CLI {
         var stdout: String
         var stderr: String
         var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+        /// The one line on stderr that an error must be; records an issue
+        /// when there are more or none.
+        var stderrLine: String {
+            let lines = stderr.split(separator: "\n")
+            #expect(lines.count == 1, "expected exactly one line on stderr, got: \(stderr)")
+            return lines.first.map(String.init) ?? ""
+        }
         /// stdout parsed as JSON lines; records an issue for a line that is not JSON.
         var jsonLines: [[String: Any]] {
             lines.compactMap { line in

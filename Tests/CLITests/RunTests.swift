@@ -47,7 +47,6 @@ struct RunTests {
     func missingCamera() throws {
         let run = try CLI.run(["run", "--input", "/dev/video-nonexistent", "--json"])
         #expect(run.status == 2)
-        let lines = run.stderr.split(separator: "\n")
-        #expect(lines.count == 1 && lines[0].hasPrefix("hkid-liveness: /dev/video-nonexistent: "), "stderr: \(run.stderr)")
+        #expect(run.stderrLine.hasPrefix("hkid-liveness: /dev/video-nonexistent: "), "stderr: \(run.stderr)")
     }
 }
