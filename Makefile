@@ -89,7 +89,8 @@ leakcheck:
 	scripts/leakcheck.sh $(BIN) $(LEAK_SAMPLE)
 
 # The station daemon running sessions back to back for SOAK_MINUTES over
-# HTTP; its RSS after warm-up against the end (bar: < 2 MB growth).
+# HTTP; the median RSS of the first five sessions after warm-up against the
+# last five, and by quarter of the run (bar: < 2 MB growth).
 station-soak:
 	$(SWIFT) build -c $(CONFIG) --product hkid-station
 	scripts/station-soak.sh $(SOAK_MINUTES) .build/$(CONFIG)/hkid-station

@@ -17,11 +17,11 @@ public enum AllocatorTuning {
 
     /// glibc's `malloc_trim(0)`: gives the free pages inside every arena back
     /// to the system. `free` only ever shrinks the top of an arena, so the
-    /// holes a finished session leaves among long-lived blocks stay resident;
-    /// over a day of back-to-back sessions on a thread pool that spreads them
-    /// across many arenas, that is the steady growth the station soak showed.
-    /// Costs about a millisecond; call it when a unit of work (a session, a
-    /// batch item) has ended, not per frame.
+    /// holes a finished session leaves among long-lived blocks stay resident.
+    /// Two stations side by side, 8 minutes of 2 s test-pattern sessions:
+    /// +17.0 MB without it, +1.5 MB with it. A call took 0.24–0.57 ms there;
+    /// make it when a unit of work (a session, a batch pass) has ended, not
+    /// per frame.
     public static func releaseFreeMemory() {
         hk_release_free_memory()
     }

@@ -4,10 +4,9 @@ import Synchronization
 /// The one thread the station analyses frames on, for its whole life; each
 /// session's `AnalysisWorker` runs its loop here, one after the other.
 ///
-/// A fresh thread per session cost memory that was never given back: OpenCV
-/// keeps per-thread parallel-loop state and libdispatch per-thread
-/// continuation caches, about 1 kB and 4 kB a session (heaptrack, 45
-/// sessions against 5), which a counter running all day adds up.
+/// A fresh thread per session left OpenCV's per-thread parallel-loop state
+/// behind, about 1 kB a session (heaptrack, 45 sessions against 5; gone from
+/// the same comparison with this thread).
 final class AnalysisThread: Sendable {
     private let jobs = Mutex<[@Sendable () -> Void]>([])
     private let ready = DispatchSemaphore(value: 0)
