@@ -110,8 +110,10 @@ public final class CameraPipeline {
         self.settings = settings
         self.logger = logger
         let origin = settings.source.input ?? "camera"
+        let text = Self.description(for: settings)
+        GStreamerRuntime.prepare(for: text)
         var error: UnsafeMutablePointer<GError>?
-        let parsed = gst_parse_launch(Self.description(for: settings), &error)
+        let parsed = gst_parse_launch(text, &error)
         if let parseError = error {
             let reason = String(cString: parseError.pointee.message)
             g_clear_error(&error)
@@ -122,6 +124,8 @@ public final class CameraPipeline {
             throw MediaError(.invalidPipeline, input: origin, reason: "the camera pipeline did not parse into a bin")
         }
         gst_object_ref_sink(parsed)
+        // Otherwise an unrotated file source is copied frame by frame (shim.h).
+        _ = hk_videoflips_start_in_passthrough(bin)
         func element(_ name: String) -> UnsafeMutablePointer<GstElement>? { gst_bin_get_by_name(bin, name) }
         guard let teeElement = element("camtee"), let analysis = element("analysis").flatMap(hk_as_app_sink),
               let preview = element("preview").flatMap(hk_as_app_sink) else {

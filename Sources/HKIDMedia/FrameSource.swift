@@ -54,6 +54,7 @@ public final class FrameSource {
         self.stallTimeout = stallTimeout
         self.logger = logger
 
+        GStreamerRuntime.prepare(for: description.text)
         var error: UnsafeMutablePointer<GError>?
         let parsed = gst_parse_launch(description.text, &error)
         if let parseError = error {
@@ -70,6 +71,8 @@ public final class FrameSource {
         // gst_parse_launch returns a floating reference for a lone element;
         // sinking it makes the unref in deinit right in every case.
         gst_object_ref_sink(parsed)
+        // Otherwise an unrotated video is copied frame by frame (shim.h).
+        _ = hk_videoflips_start_in_passthrough(bin)
 
         guard let sinkElement = gst_bin_get_by_name(bin, "sink") else {
             gst_object_unref(parsed)
