@@ -79,22 +79,8 @@ final class CardTracker {
 extension CardTracker: StillProvider {
     func consider(_ measurement: CardMeasurement, at t: MediaTime) {}
 
-    var hasStill: Bool {
-        cv_tracker_has_still(handle, nil) != 0
-    }
-
-    func encodeStill(_ kind: StillKind) -> Data? {
-        var buffer = cv_buffer()
-        let status = cv_tracker_encode_still(handle, kind.cValue, &buffer)
-        defer { cv_buffer_free(&buffer) }
-        guard status == CV_OK, let data = buffer.data else {
-            if status != CV_ERR_NO_STILL {
-                logger.warning("cv_tracker_encode_still failed",
-                               metadata: ["kind": "\(kind)", "status": "\(String(cString: cv_status_string(status.rawValue)))"])
-            }
-            return nil
-        }
-        return Data(bytes: data, count: buffer.size)
+    func takeStill() -> (any KeptStill)? {
+        TrackerStill(takenFrom: handle, logger: logger)
     }
 
     func reset() {

@@ -84,11 +84,12 @@ final class EventDispatcher: Sendable {
 
     // MARK: Delivery
 
-    /// Queues the events; returns at once.
-    func deliver(_ events: [LivenessEvent]) {
+    /// Queues the events; returns at once. A result whose stills nobody has
+    /// encoded yet is encoded here, on the delivery queue, before it is handed on.
+    func deliver(_ events: [QueuedEvent]) {
         guard !events.isEmpty else { return }
         queue.async {
-            for event in events { self.deliverNow(event) }
+            for event in events { self.deliverNow(event.resolved) }
         }
     }
 

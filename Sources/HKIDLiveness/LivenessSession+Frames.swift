@@ -9,7 +9,7 @@ extension LivenessSession {
     @discardableResult
     public func addFrame(_ frame: FrameView) throws(LivenessError) -> FrameAnalysis {
         try frame.validate()
-        return try analyse(frame, counted: true)
+        return try analyse(frame, counted: true).resolved()
     }
 
     /// `addFrame` with the frame's parts spelled out, e.g. from a mapped GstBuffer.
@@ -76,14 +76,16 @@ extension LivenessSession {
         dispatcher.waitUntilDelivered()
     }
 
-    private func analyse(_ borrowed: FrameView, counted: Bool) throws(LivenessError) -> FrameAnalysis {
+    /// The frame's analysis with its events as queued: a result's stills are
+    /// not encoded yet (`QueuedAnalysis.resolved()` does that, if wanted).
+    private func analyse(_ borrowed: FrameView, counted: Bool) throws(LivenessError) -> QueuedAnalysis {
         let frame = BorrowedFrame(view: borrowed)
-        return try state.withLock { state throws(LivenessError) -> FrameAnalysis in
+        return try state.withLock { state throws(LivenessError) -> QueuedAnalysis in
             guard !state.closed else { throw .closed }
             if counted { state.counters.received += 1 }
             let t = state.mediaTime(ofPTS: frame.view.pts)
             guard state.machine.phase.isActive else {
-                return FrameAnalysis(t: t, measurement: nil, events: [])
+                return QueuedAnalysis(t: t, measurement: nil, events: [])
             }
             let tracker: CardTracker
             if let existing = state.tracker {
@@ -109,15 +111,15 @@ extension LivenessSession {
     public func process(_ measurement: CardMeasurement, at pts: MediaTime) -> FrameAnalysis {
         state.withLock { state in
             guard !state.closed else {
-                return FrameAnalysis(t: .zero, measurement: nil, events: [])
+                return QueuedAnalysis(t: .zero, measurement: nil, events: [])
             }
             state.counters.received += 1
             let t = state.mediaTime(ofPTS: pts.nanoseconds)
             guard state.machine.phase.isActive else {
-                return FrameAnalysis(t: t, measurement: nil, events: [])
+                return QueuedAnalysis(t: t, measurement: nil, events: [])
             }
             return decide(measurement, at: t, state: &state)
-        }
+        }.resolved()
     }
 
     /// Media time passed without a frame (the same clock as `pts`). Only the
@@ -125,14 +127,14 @@ extension LivenessSession {
     /// does not need it.
     @discardableResult
     public func advance(to pts: MediaTime) -> [LivenessEvent] {
-        state.withLock { state in
+        state.withLock { state -> [QueuedEvent] in
             guard !state.closed else { return [] }
             let t = state.mediaTime(ofPTS: pts.nanoseconds)
             return deliver(state.machine.advance(to: t), state: &state)
-        }
+        }.map(\.resolved)
     }
 
-    private func decide(_ measurement: CardMeasurement, at t: MediaTime, state: inout SessionState) -> FrameAnalysis {
+    private func decide(_ measurement: CardMeasurement, at t: MediaTime, state: inout SessionState) -> QueuedAnalysis {
         state.counters.analysed += 1
         state.watchdogBase = (ContinuousClock.now, t)
         state.standInStills?.consider(measurement, at: t)
@@ -141,7 +143,20 @@ extension LivenessSession {
         if measurement.found {
             logger.trace("frame", metadata: ["t": "\(t.seconds)", "yaw": "\(measurement.yaw)", "pitch": "\(measurement.pitch)"])
         }
-        return FrameAnalysis(t: t, measurement: measurement, events: events)
+        return QueuedAnalysis(t: t, measurement: measurement, events: events)
+    }
+}
+
+/// `FrameAnalysis` before its result stills are encoded.
+struct QueuedAnalysis: Sendable {
+    var t: MediaTime
+    var measurement: CardMeasurement?
+    var events: [QueuedEvent]
+
+    /// Encodes the stills here, on the caller's thread, unless the delivery
+    /// queue got to them first.
+    func resolved() -> FrameAnalysis {
+        FrameAnalysis(t: t, measurement: measurement, events: events.map(\.resolved))
     }
 }
 

@@ -80,7 +80,7 @@ public final class LivenessSession: Sendable {
     /// kept still, applies the card type, emits BEGIN, starts the overtime timer.
     @discardableResult
     public func startDetect() -> [LivenessEvent] {
-        state.withLock { state in
+        state.withLock { state -> [QueuedEvent] in
             guard !state.closed else { return [] }
             state.stills?.reset()
             state.tracker?.setCardType(state.configuration.cardType)
@@ -88,7 +88,7 @@ public final class LivenessSession: Sendable {
             let flow = state.machine.start(at: state.lastTime)
             state.watchdogBase = (ContinuousClock.now, state.lastTime ?? .zero)
             return deliver(flow, state: &state)
-        }
+        }.map(\.resolved)
     }
 
     /// Stops detection silently (no event) and returns to idle; frames are
@@ -149,12 +149,14 @@ public final class LivenessSession: Sendable {
 
     /// Dresses the machine's decisions (hints, stills, evidence), logs them
     /// and queues them for delivery. Called under the analysis lock, so
-    /// events of concurrent callers (frames, watchdog) keep one order.
+    /// events of concurrent callers (frames, watchdog) keep one order. A
+    /// result's stills are only taken here; they are encoded by whoever
+    /// resolves the event first (see `ResultStills`), outside the lock.
     @discardableResult
-    func deliver(_ flow: [FlowEvent], trace: FrameTrace? = nil, state: inout SessionState) -> [LivenessEvent] {
-        var events: [LivenessEvent] = []
+    func deliver(_ flow: [FlowEvent], trace: FrameTrace? = nil, state: inout SessionState) -> [QueuedEvent] {
+        var events: [QueuedEvent] = []
         if let trace, state.configuration.emitsFrameTrace {
-            events.append(.frame(trace))
+            events.append(QueuedEvent(event: .frame(trace)))
         }
         for decision in flow {
             switch decision {
@@ -162,29 +164,27 @@ public final class LivenessSession: Sendable {
                 let command = OperationCommand(currentStatus: status, hintKey: hint,
                                                nextOperationHint: hint.text(in: state.configuration.language), t: t)
                 logger.info("operation", metadata: ["status": "\(status)", "t": "\(t.seconds)"])
-                events.append(.operation(command))
+                events.append(QueuedEvent(event: .operation(command)))
             case .result(let code, let t):
-                let result = LivenessResult(code: code, t: t, delta: state.machine.evidence.jsonString(),
-                                            images: stills(for: code, from: state.stills))
+                let result = LivenessResult(code: code, t: t, delta: state.machine.evidence.jsonString(), images: [])
+                let stills = stills(for: code, from: state.stills)
                 logger.info("result", metadata: ["retCode": "\(code.rawValue)", "message": "\(code.message)",
-                                                 "t": "\(t.seconds)", "images": "\(result.images.count)"])
-                events.append(.result(result))
+                                                 "t": "\(t.seconds)", "stills": "\(stills?.kinds.count ?? 0)"])
+                events.append(QueuedEvent(event: .result(result), stills: stills))
             }
         }
         dispatcher.deliver(events)
         return events
     }
 
-    private func stills(for code: ResultCode, from provider: (any StillProvider)?) -> [ResultImage] {
-        guard let provider, !code.stillKinds.isEmpty else { return [] }
-        guard provider.hasStill else {
+    private func stills(for code: ResultCode, from provider: (any StillProvider)?) -> ResultStills? {
+        guard let provider, !code.stillKinds.isEmpty else { return nil }
+        guard let still = provider.takeStill() else {
             if code != .overtime {
                 logger.warning("no still kept for result", metadata: ["retCode": "\(code.rawValue)"])
             }
-            return []
+            return nil
         }
-        return code.stillKinds.compactMap { kind in
-            provider.encodeStill(kind).map { ResultImage(kind: kind, data: $0) }
-        }
+        return ResultStills(still, kinds: code.stillKinds)
     }
 }

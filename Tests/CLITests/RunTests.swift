@@ -7,15 +7,25 @@ import Testing
 struct RunTests {
     @Test("a recording played at real-time speed goes through the whole flow live")
     func realtimeFile() throws {
+        let folder = try CLI.temporaryDirectory()
         let started = ContinuousClock.now
         let run = try CLI.run(["run", "--source", "realtime-file", "--input", CLI.sample("genuine-2018.mp4"),
-                               "--json", "--lang", "en"])
+                               "--json", "--lang", "en", "--images", folder])
         let wall = ContinuousClock.now - started
         #expect(run.status == 0, "stderr: \(run.stderr)")
         let events = run.jsonLines
         let statuses = events.compactMap { $0["status"] as? String }
         #expect(statuses == ["BEGIN", "ORTH", "RESET", "LEFTDOWN", "COMPLETE"])
         #expect(events.contains { $0["retCode"] as? Int == 0 && $0["success"] as? Bool == true })
+        // Live, the stills are encoded on the delivery queue, after the
+        // deciding frame's own event; each result still arrives with them.
+        let images = events.filter { $0["type"] as? String == "result" }.map { $0["images"] as? [String: String] ?? [:] }
+        #expect(images == [["card": folder + "/first-card.jpg"],
+                           ["card": folder + "/card.jpg", "head": folder + "/head.jpg"]])
+        for file in ["first-card.jpg", "card.jpg", "head.jpg"] {
+            let jpeg = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + file))
+            #expect(jpeg.starts(with: [0xFF, 0xD8]) && jpeg.count > 5_000, "\(file): \(jpeg.count) bytes")
+        }
         // Real time: COMPLETE comes 5.3 s into the video, so the run cannot be faster.
         #expect(wall > .seconds(5), "a live run finished in \(wall): frames were not paced")
         let end = try #require(events.last)

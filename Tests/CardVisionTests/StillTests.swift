@@ -2,6 +2,7 @@
 import CCardRender
 import CCardVision
 import Foundation
+import Synchronization
 import Testing
 
 /// Width and height from a baseline/progressive JPEG's SOF marker, or nil.
@@ -101,6 +102,51 @@ func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
         #expect(iou(lbp.rect, haar.rect) > 0.85, "LBP \(lbp.rect) vs Haar \(haar.rect)")
         // Both faces lie inside the layout's portrait area, and are smaller.
         #expect(iou(lbp.rect, none.rect) < 0.8 && iou(lbp.rect, none.rect) > 0.3)
+    }
+
+    /// A taken still is the tracker's still, detached: the same JPEG bytes,
+    /// still there after the tracker is reset and destroyed, and the same
+    /// bytes when several threads encode it at once (as the delivery queue
+    /// and an `addFrame` caller may).
+    @Test func takenStillOutlivesItsTracker() throws {
+        let scenes = Scenes(seed: 74)
+        var tracker: Tracker? = Tracker()
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.55, scene: s)
+        tracker!.process(scenes.render(s), pts: 5_000_000)
+        let expectedCard = try #require(encode(tracker!, CV_STILL_CARD))
+        let expectedHead = try #require(encode(tracker!, CV_STILL_HEAD))
+
+        var taken: OpaquePointer?
+        #expect(cv_tracker_take_still(tracker!.handle, &taken) == CV_OK)
+        let still = try #require(taken)
+        defer { cv_still_release(still) }
+        #expect(cv_still_pts(still) == 5_000_000)
+        #expect(cv_tracker_reset(tracker!.handle) == CV_OK)
+        var none: OpaquePointer?
+        #expect(cv_tracker_take_still(tracker!.handle, &none) == CV_ERR_NO_STILL && none == nil)
+        tracker = nil
+
+        // The shim says a cv_still may be used from any thread; Swift cannot
+        // know that of an OpaquePointer, so the threads get its address.
+        @Sendable func encodeTaken(_ address: Int, _ kind: cv_still_kind) -> [UInt8]? {
+            var buffer = cv_buffer()
+            guard cv_still_encode(OpaquePointer(bitPattern: address), kind, &buffer) == CV_OK else { return nil }
+            defer { cv_buffer_free(&buffer) }
+            return Array(UnsafeBufferPointer(start: buffer.data, count: buffer.size))
+        }
+        let address = Int(bitPattern: UnsafeRawPointer(still))
+        let results = Mutex<[[UInt8]?]>(Array(repeating: nil, count: 8))
+        DispatchQueue.concurrentPerform(iterations: 8) { i in
+            let jpeg = encodeTaken(address, i % 2 == 0 ? CV_STILL_CARD : CV_STILL_HEAD)
+            results.withLock { $0[i] = jpeg }
+        }
+        for (i, jpeg) in results.withLock({ $0 }).enumerated() {
+            #expect(jpeg == (i % 2 == 0 ? expectedCard : expectedHead), "thread \(i)")
+        }
+        var rect: [Float] = [0, 0, 0, 0]
+        var face: Int32 = -1
+        #expect(cv_still_head_region(still, &rect, &face) == CV_OK && face == 1)
     }
 
     /// Tilted views are never kept as the front-on still.

@@ -14,10 +14,13 @@ final class StandInStills: StillProvider {
         }
     }
 
-    var hasStill: Bool { keptAt != nil }
+    func takeStill() -> (any KeptStill)? {
+        keptAt.map(Kept.init)
+    }
 
-    func encodeStill(_ kind: StillKind) -> Data? {
-        keptAt.map { Data("\(kind)@\($0.nanoseconds)".utf8) }
+    struct Kept: KeptStill {
+        let t: MediaTime
+        func encode(_ kind: StillKind) -> Data? { Data("\(kind)@\(t.nanoseconds)".utf8) }
     }
 
     func reset() { keptAt = nil }

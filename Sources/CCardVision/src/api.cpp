@@ -12,6 +12,55 @@ struct cv_tracker {
     cardvision::Tracker impl;
 };
 
+struct cv_still {
+    std::shared_ptr<cardvision::Still> impl;
+};
+
+// The C side of an encoded image: malloc'd, released with cv_buffer_free.
+static cv_status to_buffer(const std::vector<uint8_t> &jpeg, cv_buffer *out) {
+    out->data = static_cast<uint8_t *>(std::malloc(jpeg.size()));
+    if (!out->data) return CV_ERR_INTERNAL;
+    std::memcpy(out->data, jpeg.data(), jpeg.size());
+    out->size = jpeg.size();
+    return CV_OK;
+}
+
+static cv_status encode(cardvision::Still *still, cv_still_kind kind, cv_buffer *out) {
+    if (out) {
+        out->data = nullptr;
+        out->size = 0;
+    }
+    if (!out) return CV_ERR_NULL;
+    if (kind != CV_STILL_CARD && kind != CV_STILL_HEAD) return CV_ERR_CONFIG;
+    if (!still) return CV_ERR_NO_STILL;
+    try {
+        std::vector<uint8_t> jpeg;
+        cv_status s = still->encode(kind, jpeg);
+        return s == CV_OK ? to_buffer(jpeg, out) : s;
+    } catch (...) {
+        return CV_ERR_INTERNAL;
+    }
+}
+
+static cv_status head_region(cardvision::Still *still, float rect[4], int *face_found) {
+    if (!rect) return CV_ERR_NULL;
+    if (!still) return CV_ERR_NO_STILL;
+    try {
+        cv::Rect r;
+        cv::Size size;
+        bool face = false;
+        still->head_region(r, size, face);
+        rect[0] = float(r.x) / size.width;
+        rect[1] = float(r.y) / size.height;
+        rect[2] = float(r.width) / size.width;
+        rect[3] = float(r.height) / size.height;
+        if (face_found) *face_found = face ? 1 : 0;
+        return CV_OK;
+    } catch (...) {
+        return CV_ERR_INTERNAL;
+    }
+}
+
 extern "C" {
 
 const char *cv_status_string(int status) {
@@ -114,48 +163,49 @@ cv_status cv_tracker_process(cv_tracker *t, const cv_image *image, int64_t pts_n
 
 int cv_tracker_has_still(const cv_tracker *t, int64_t *pts_ns) {
     if (!t) return 0;
-    return t->impl.has_still(pts_ns) ? 1 : 0;
+    const auto still = t->impl.still();
+    if (still && pts_ns) *pts_ns = still->pts();
+    return still ? 1 : 0;
 }
 
 cv_status cv_tracker_encode_still(cv_tracker *t, cv_still_kind kind, cv_buffer *out) {
-    if (out) {
-        out->data = nullptr;
-        out->size = 0;
+    if (!t) {
+        if (out) *out = cv_buffer{};
+        return CV_ERR_NULL;
     }
-    if (!t || !out) return CV_ERR_NULL;
-    if (kind != CV_STILL_CARD && kind != CV_STILL_HEAD) return CV_ERR_CONFIG;
-    try {
-        std::vector<uint8_t> jpeg;
-        cv_status s = t->impl.encode_still(kind, jpeg);
-        if (s != CV_OK) return s;
-        out->data = static_cast<uint8_t *>(std::malloc(jpeg.size()));
-        if (!out->data) return CV_ERR_INTERNAL;
-        std::memcpy(out->data, jpeg.data(), jpeg.size());
-        out->size = jpeg.size();
-        return CV_OK;
-    } catch (...) {
-        return CV_ERR_INTERNAL;
-    }
+    return encode(t->impl.still().get(), kind, out);
 }
 
 cv_status cv_tracker_head_region(cv_tracker *t, float rect[4], int *face_found) {
-    if (!t || !rect) return CV_ERR_NULL;
-    try {
-        cv::Rect r;
-        cv::Size size;
-        bool face = false;
-        cv_status s = t->impl.head_region(r, size, face);
-        if (s != CV_OK) return s;
-        rect[0] = float(r.x) / size.width;
-        rect[1] = float(r.y) / size.height;
-        rect[2] = float(r.width) / size.width;
-        rect[3] = float(r.height) / size.height;
-        if (face_found) *face_found = face ? 1 : 0;
-        return CV_OK;
-    } catch (...) {
-        return CV_ERR_INTERNAL;
-    }
+    if (!t) return CV_ERR_NULL;
+    return head_region(t->impl.still().get(), rect, face_found);
 }
+
+cv_status cv_tracker_take_still(const cv_tracker *t, cv_still **out) {
+    if (out) *out = nullptr;
+    if (!t || !out) return CV_ERR_NULL;
+    auto still = t->impl.still();
+    if (!still) return CV_ERR_NO_STILL;
+    *out = new (std::nothrow) cv_still{std::move(still)};
+    return *out ? CV_OK : CV_ERR_INTERNAL;
+}
+
+cv_status cv_still_encode(cv_still *still, cv_still_kind kind, cv_buffer *out) {
+    if (!still) {
+        if (out) *out = cv_buffer{};
+        return CV_ERR_NULL;
+    }
+    return encode(still->impl.get(), kind, out);
+}
+
+cv_status cv_still_head_region(cv_still *still, float rect[4], int *face_found) {
+    if (!still) return CV_ERR_NULL;
+    return head_region(still->impl.get(), rect, face_found);
+}
+
+int64_t cv_still_pts(const cv_still *still) { return still ? still->impl->pts() : 0; }
+
+void cv_still_release(cv_still *still) { delete still; }
 
 cv_status cv_tracker_clear_still(cv_tracker *t) {
     if (!t) return CV_ERR_NULL;
@@ -170,6 +220,6 @@ void cv_buffer_free(cv_buffer *b) {
     b->size = 0;
 }
 
-const char *cv_version(void) { return "1.1.0"; }
+const char *cv_version(void) { return "1.2.0"; }
 
 }  // extern "C"

@@ -124,7 +124,7 @@ struct Refinement {
 };
 // Buffers kept between frames (no allocation per frame).
 struct RefineScratch {
-    std::vector<float> profile, grads, offsets, weights, work;
+    std::vector<float> profile, grads, offsets, weights, work, nearness;
     std::vector<cv::Point2f> origins, points, inliers;
 };
 // Fits the four card edges near guess at full resolution: gradient maxima
@@ -185,7 +185,7 @@ struct PhotometryScratch {
 // Rectifies the card's luma (small raster) and measures glare and focus.
 Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma, PhotometryScratch &scratch);
 
-// ---- still.cpp ----------------------------------------------------------
+// ---- still.cpp (the rest in still.hpp) ---------------------------------
 cv::Rect2d portrait_area(cv_card_type type);
 // The layout's portrait area in pixels of a rectified still.
 cv::Rect portrait_region(const cv::Mat &still, cv_card_type type);

@@ -7,32 +7,15 @@
 // frame. A lost card is reported on the very frame its edges disappear.
 #include "tracker.hpp"
 
-#include "jpeg_encode.h"
-
-#include <cstdlib>
 #include <opencv2/imgproc.hpp>
 
 #include <cmath>
 
 namespace cardvision {
 
-Tracker::Tracker(const cv_config &config) : config_(config) {
-    if (config.face_cascade_path == nullptr) {
-        // Debian's opencv-data: the fast LBP cascade, the Haar one when it finds nothing (still.cpp).
-        face_detector_.path = "/usr/share/opencv4/lbpcascades/lbpcascade_frontalface_improved.xml";
-        fallback_face_detector_.path = "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml";
-    } else {
-        face_detector_.path = config.face_cascade_path;
-    }
+Tracker::Tracker(const cv_config &config)
+    : config_(config), faces_(std::make_shared<FaceFinder>(config.face_cascade_path)) {
     config_.face_cascade_path = nullptr;  // do not keep the caller's pointer
-}
-
-cv::CascadeClassifier *LazyCascade::get() {
-    if (!tried && !path.empty()) {
-        tried = true;
-        if (!cascade.load(path)) cascade = cv::CascadeClassifier();
-    }
-    return cascade.empty() ? nullptr : &cascade;
 }
 
 void Tracker::lose() {
@@ -190,70 +173,12 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
 }
 
 void Tracker::keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts) {
-    if (!still_source_.empty() && score <= still_score_ + 0.01) return;
+    if (still_ && score <= still_score_ + 0.01) return;
     // A copy of the card's pixels, not yet the still: most candidates are
     // replaced by a better view before anyone asks for one, and warping
     // each (856 x 540, three planes) cost a sixth of a 720p replay.
-    still_source_.assign(image, q);
-    still_bgr_ = cv::Mat();
+    still_ = std::make_shared<Still>(image, q, pts, config_, faces_);
     still_score_ = score;
-    still_pts_ = pts;
-}
-
-cv_status Tracker::head_region(cv::Rect &rect, cv::Size &still_size, bool &face_found) {
-    if (still_source_.empty()) return CV_ERR_NO_STILL;
-    const cv::Mat &card = still_bgr();
-    const cv::Rect area = portrait_region(card, config_.card_type);
-    rect = area;
-    face_found = false;
-    cv::Mat gray;
-    for (LazyCascade *detector : {&face_detector_, &fallback_face_detector_}) {
-        cv::CascadeClassifier *cascade = detector->get();
-        if (!cascade) continue;
-        if (gray.empty()) cv::cvtColor(card(area), gray, cv::COLOR_BGR2GRAY);
-        if (auto head = find_head(gray, *cascade)) {
-            rect = *head + area.tl();
-            face_found = true;
-            break;
-        }
-    }
-    still_size = card.size();
-    return CV_OK;
-}
-
-const cv::Mat &Tracker::still_bgr() {
-    if (still_bgr_.empty() && !still_source_.empty()) {
-        const int w = config_.still_width & ~1;
-        const int h = int(std::lround(w / kCardAspect)) & ~1;
-        still_bgr_ = warp_colour(still_source_.view(), raster_to_quad(still_source_.quad, w, h), w, h).to_bgr();
-    }
-    return still_bgr_;
-}
-
-bool Tracker::has_still(int64_t *pts) const {
-    if (still_source_.empty()) return false;
-    if (pts) *pts = still_pts_;
-    return true;
-}
-
-cv_status Tracker::encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg) {
-    if (still_source_.empty()) return CV_ERR_NO_STILL;
-    cv::Mat picture = still_bgr();
-    if (kind == CV_STILL_HEAD) {
-        cv::Rect rect;
-        cv::Size size;
-        bool face = false;
-        head_region(rect, size, face);
-        picture = picture(rect);
-    }
-    uint8_t *encoded = nullptr;
-    size_t length = 0;
-    if (cardvision_encode_jpeg_bgr(picture.ptr<uint8_t>(), picture.cols, picture.rows, int(picture.step[0]),
-                                   config_.jpeg_quality, &encoded, &length) != 0)
-        return CV_ERR_INTERNAL;
-    jpeg.assign(encoded, encoded + length);
-    std::free(encoded);
-    return CV_OK;
 }
 
 }  // namespace cardvision

@@ -2,22 +2,11 @@
 // and the best front-on still.
 #pragma once
 
-#include "internal.hpp"
+#include "still.hpp"
 
-#include <opencv2/objdetect.hpp>
-
-#include <string>
+#include <memory>
 
 namespace cardvision {
-
-// A face detector parsed on first use: parsing is the expensive part, and
-// only the head crop at the end of a session needs one.
-struct LazyCascade {
-    std::string path;  // "" = none
-    cv::CascadeClassifier cascade;
-    bool tried = false;
-    cv::CascadeClassifier *get();
-};
 
 class Tracker {
 public:
@@ -28,16 +17,12 @@ public:
     // image has been validated.
     void process(const cv_image &image, int64_t pts_ns, cv_measurement &out);
 
-    bool has_still(int64_t *pts) const;
+    // The kept still, or null; it stays valid after the tracker moves on.
+    std::shared_ptr<Still> still() const { return still_; }
     void clear_still() {
-        still_source_ = CardCrop();
-        still_bgr_ = cv::Mat();
+        still_.reset();
         still_score_ = -1e9;
     }
-    // Encoded JPEG of the kept still or its portrait crop; empty if none.
-    cv_status encode_still(cv_still_kind kind, std::vector<uint8_t> &jpeg);
-    // The head crop's rectangle in the kept still.
-    cv_status head_region(cv::Rect &rect, cv::Size &still_size, bool &face_found);
 
 private:
     std::optional<Refinement> track(const cv::Mat &luma, double focal);
@@ -47,8 +32,7 @@ private:
     void keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts);
 
     cv_config config_;
-    // The head crop's face detectors, in the order they are tried.
-    LazyCascade face_detector_, fallback_face_detector_;
+    std::shared_ptr<FaceFinder> faces_;
 
     // Tracking state.
     bool tracking_ = false;
@@ -66,11 +50,8 @@ private:
     double yaw_ = 0, pitch_ = 0, roll_ = 0, speed_ = 0;
     FocalEstimator focal_;
 
-    // The kept still: the best view's pixels, warped on first use.
-    CardCrop still_source_;
-    cv::Mat still_bgr_;  // still_source_ rectified, on first use
-    const cv::Mat &still_bgr();
-    int64_t still_pts_ = 0;
+    // The best front-on view so far, and how good it was.
+    std::shared_ptr<Still> still_;
     double still_score_ = -1e9;
 };
 
