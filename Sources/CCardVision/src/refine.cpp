@@ -112,7 +112,22 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
     float *profile = s.profile.data();
     const uint8_t *base = luma.data;
     const size_t step = luma.step;
+    // The frame was just decoded on another core, and across a top or bottom
+    // side every tap of a profile lies on its own line of the frame. So the
+    // next profile's lines are asked for while this one is read, and the
+    // misses overlap instead of stalling the reads one by one.
+    auto prefetch_profile = [&](int i) {
+        const cv::Point2f q = a + d * (0.1f + 0.8f * (i + 0.5f) / samples) - n * float(radius + 1);
+        for (int k = 0; k < taps; k += 2) {
+            const float qx = std::clamp(q.x + n.x * float(k), 0.f, xmax), qy = std::clamp(q.y + n.y * float(k), 0.f, ymax);
+            const uint8_t *at = base + size_t(qy) * step + size_t(qx);
+            __builtin_prefetch(at);
+            __builtin_prefetch(at + step);
+        }
+    };
+    prefetch_profile(0);
     for (int i = 0; i < samples; ++i) {
+        if (i + 1 < samples) prefetch_profile(i + 1);
         cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
         if (p.x < 0 || p.y < 0 || p.x > xmax || p.y > ymax) continue;  // this stretch of edge is off-frame
         // The search line may run past the frame border when the card lies
@@ -156,8 +171,17 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
         vote += best;
     }
     const float polarity = vote >= 0 ? 1.f : -1.f;
+    // Mildly prefer steps near the prediction over equally strong steps
+    // further away (printed lines inside the card): a Gaussian of the offset,
+    // the same for every sample, so it is tabulated once per side.
     const float sigma = float(radius) * 1.2f;
     const float inv2s2 = 0.5f / (sigma * sigma);
+    s.nearness.resize(width);
+    for (int k = 0; k < width; ++k) {
+        const float off = float(k - radius);
+        s.nearness[k] = std::exp(-off * off * inv2s2);
+    }
+    const float *nearness = s.nearness.data();
     s.points.clear();
     s.offsets.clear();
     for (int i = 0; i < inside; ++i) {
@@ -167,10 +191,7 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
         for (int k = 1; k + 1 < width; ++k) {
             float v = polarity * g[k];
             if (v < kMinStep) continue;
-            float off = float(k - radius);
-            // Mildly prefer steps near the prediction over equally strong
-            // steps further away (printed lines inside the card).
-            float score = v * std::exp(-off * off * inv2s2);
+            float score = v * nearness[k];
             if (score > best_score) { best_score = score; best = k; }
         }
         if (best < 0) continue;
