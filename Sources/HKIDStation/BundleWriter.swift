@@ -46,11 +46,33 @@ struct BundleWriter {
             || name == BundleLayout.signature || files[name] != nil {
             // Video and JPEG are compressed already; deflate only the text.
             let compress = name.hasSuffix(".json") || name.hasSuffix(".jsonl")
-            try archive.addEntry(with: name, fileURL: URL(fileURLWithPath: directory.file(name, of: id)),
-                                 compressionMethod: compress ? .deflate : .none)
+            try Self.addFile(directory.file(name, of: id), as: name, to: archive, compress: compress)
         }
         try DurableFile.sync(path: partialPath)
         try DurableFile.rename(partialPath, to: finalPath)
         return manifest
+    }
+
+    /// Adds a file from an open descriptor rather than with ZIPFoundation's
+    /// `addEntry(with:fileURL:)`, which asks `FileManager` for the path's
+    /// `fileSystemRepresentation` five times an entry and never frees it: on
+    /// Linux each is a malloc'd copy of the path. heaptrack over 200 station
+    /// sessions found ~1.6 kB a sealed session lost that way, the station's
+    /// only growing allocation. (Opening the archive still loses one copy of
+    /// its own path, ~100 bytes a session, inside ZIPFoundation.)
+    private static func addFile(_ path: String, as name: String, to archive: Archive, compress: Bool) throws {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw StationError(.storage, "\(path): cannot be read into the bundle (\(String(cString: strerror(errno))))") }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw StationError(.storage, "\(path): cannot stat (\(String(cString: strerror(errno))))") }
+        let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
+        try archive.addEntry(with: name, type: .file, uncompressedSize: Int64(info.st_size), modificationDate: modified,
+                             permissions: UInt16(info.st_mode & 0o7777), compressionMethod: compress ? .deflate : .none) { position, size in
+            var chunk = Data(count: size)
+            let read = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, size, off_t(position)) }
+            guard read == size else { throw StationError(.storage, "\(path): changed while it was sealed into the bundle") }
+            return chunk
+        }
     }
 }
