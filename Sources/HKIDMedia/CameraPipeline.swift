@@ -106,26 +106,11 @@ public final class CameraPipeline {
     }
 
     public init(settings: Settings, logger: Logger = Logger(label: "hkid.camera")) throws(MediaError) {
-        try GStreamerRuntime.ensureInitialised()
         self.settings = settings
         self.logger = logger
         let origin = settings.source.input ?? "camera"
-        let text = Self.description(for: settings)
-        GStreamerRuntime.prepare(for: text)
-        var error: UnsafeMutablePointer<GError>?
-        let parsed = gst_parse_launch(text, &error)
-        if let parseError = error {
-            let reason = String(cString: parseError.pointee.message)
-            g_clear_error(&error)
-            if let parsed { gst_object_unref(parsed) }
-            throw MediaError(.invalidPipeline, input: origin, reason: reason)
-        }
-        guard let parsed, let bin = hk_as_bin(parsed) else {
-            throw MediaError(.invalidPipeline, input: origin, reason: "the camera pipeline did not parse into a bin")
-        }
-        gst_object_ref_sink(parsed)
-        // Otherwise an unrotated file source is copied frame by frame (shim.h).
-        _ = hk_videoflips_start_in_passthrough(bin)
+        let (parsed, bin) = try GStreamerRuntime.parseSourcePipeline(
+            Self.description(for: settings), origin: origin, notABin: "the camera pipeline did not parse into a bin")
         func element(_ name: String) -> UnsafeMutablePointer<GstElement>? { gst_bin_get_by_name(bin, name) }
         guard let teeElement = element("camtee"), let analysis = element("analysis").flatMap(hk_as_app_sink),
               let preview = element("preview").flatMap(hk_as_app_sink) else {

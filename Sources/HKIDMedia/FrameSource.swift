@@ -48,31 +48,13 @@ public final class FrameSource {
     /// and finds the appsink named `sink`. Nothing runs until `run`.
     public init(_ description: PipelineDescription, input: String?, stallTimeout: Duration? = .seconds(10),
                 logger: Logger = Logger(label: "hkid.media")) throws(MediaError) {
-        try GStreamerRuntime.ensureInitialised()
         self.description = description
         self.inputName = input ?? description.origin
         self.stallTimeout = stallTimeout
         self.logger = logger
 
-        GStreamerRuntime.prepare(for: description.text)
-        var error: UnsafeMutablePointer<GError>?
-        let parsed = gst_parse_launch(description.text, &error)
-        if let parseError = error {
-            let reason = String(cString: parseError.pointee.message)
-            g_clear_error(&error)
-            if let parsed { gst_object_unref(parsed) }
-            throw MediaError(.invalidPipeline, input: description.origin, reason: reason)
-        }
-        guard let parsed, let bin = hk_as_bin(parsed) else {
-            if let parsed { gst_object_unref(parsed) }
-            throw MediaError(.invalidPipeline, input: description.origin,
-                             reason: "the pipeline must be a bin with an appsink named 'sink'")
-        }
-        // gst_parse_launch returns a floating reference for a lone element;
-        // sinking it makes the unref in deinit right in every case.
-        gst_object_ref_sink(parsed)
-        // Otherwise an unrotated video is copied frame by frame (shim.h).
-        _ = hk_videoflips_start_in_passthrough(bin)
+        let (parsed, bin) = try GStreamerRuntime.parseSourcePipeline(
+            description.text, origin: description.origin, notABin: "the pipeline must be a bin with an appsink named 'sink'")
 
         guard let sinkElement = gst_bin_get_by_name(bin, "sink") else {
             gst_object_unref(parsed)

@@ -24,28 +24,50 @@ public enum GStreamerRuntime {
         return .success(())
     }()
 
-    /// Call before parsing `description`: when it decodes (decodebin,
-    /// avdec_*), loads libav's plugin so that its libraries resolve symbols
-    /// among themselves first (RTLD_DEEPBIND), before GStreamer loads it.
+    /// Parses a pipeline that brings frames in (a file, a camera) the way
+    /// every such pipeline must be parsed here, and returns it sunk (the
+    /// caller owns the one reference) with its bin. Two things GStreamer would
+    /// otherwise get slow:
     ///
-    /// Every symbol a newly loaded library needs is looked up in the
-    /// process's global scope first: here the Swift runtime, Foundation, ICU
-    /// and OpenCV, 58 libraries, against gst-launch's 16. libav's plugin pulls
-    /// in libavcodec and dozens of codec libraries, so loading it took ~20 ms
-    /// longer in this process than in gst-launch (preloading our libraries
-    /// into gst-launch with LD_PRELOAD made it exactly as slow). The plugin's
-    /// dependencies are the same objects either way; only the search order
-    /// changes. GStreamer's own dlopen of the file later returns this handle.
-    /// Other plugins were tried too; their dependencies are few, and loading
-    /// them this way gained nothing measurable.
-    public static func prepare(for description: String) {
-        guard description.contains("decodebin") || description.contains("avdec_") else { return }
-        libavLoadedWithOwnSymbolsFirst
+    /// - A decoding pipeline (decodebin, avdec_*) first loads libav's plugin
+    ///   so that its libraries resolve symbols among themselves first
+    ///   (RTLD_DEEPBIND). Every symbol a newly loaded library needs is looked
+    ///   up in the process's global scope first: here the Swift runtime,
+    ///   Foundation, ICU and OpenCV, 58 libraries, against gst-launch's 16.
+    ///   libav's plugin pulls in libavcodec and dozens of codec libraries, so
+    ///   loading it took ~20 ms longer in this process than in gst-launch
+    ///   (preloading our libraries into gst-launch with LD_PRELOAD made it
+    ///   exactly as slow). The dependencies are the same objects either way;
+    ///   only the search order changes, and GStreamer's own dlopen of the
+    ///   file later returns this handle. Other plugins were tried the same
+    ///   way; their dependencies are few and nothing was gained.
+    /// - Every videoflip that may not rotate starts in passthrough (shim.h):
+    ///   otherwise 1.22 copies each unrotated frame.
+    static func parseSourcePipeline(_ text: String, origin: String,
+                                    notABin: String) throws(MediaError) -> (pipeline: UnsafeMutablePointer<GstElement>, bin: UnsafeMutablePointer<GstBin>) {
+        try ensureInitialised()
+        if text.contains("decodebin") || text.contains("avdec_") { libavLoadedWithOwnSymbolsFirst }
+        var error: UnsafeMutablePointer<GError>?
+        let parsed = gst_parse_launch(text, &error)
+        if let parseError = error {
+            let reason = String(cString: parseError.pointee.message)
+            g_clear_error(&error)
+            if let parsed { gst_object_unref(parsed) }
+            throw MediaError(.invalidPipeline, input: origin, reason: reason)
+        }
+        guard let parsed, let bin = hk_as_bin(parsed) else {
+            if let parsed { gst_object_unref(parsed) }
+            throw MediaError(.invalidPipeline, input: origin, reason: notABin)
+        }
+        // gst_parse_launch returns a floating reference for a lone element;
+        // sinking it makes the caller's one unref right in every case.
+        gst_object_ref_sink(parsed)
+        _ = hk_videoflips_start_in_passthrough(bin)
+        return (parsed, bin)
     }
 
     private static let libavLoadedWithOwnSymbolsFirst: Void = {
-        guard (try? ensureInitialised()) != nil,
-              let plugin = gst_registry_find_plugin(gst_registry_get(), "libav") else { return }
+        guard let plugin = gst_registry_find_plugin(gst_registry_get(), "libav") else { return }
         defer { gst_object_unref(UnsafeMutableRawPointer(plugin)) }
         guard gst_plugin_is_loaded(plugin) == 0, let file = gst_plugin_get_filename(plugin) else { return }
         _ = dlopen(file, RTLD_LAZY | RTLD_LOCAL | RTLD_DEEPBIND)
