@@ -110,8 +110,11 @@ enum Bench {
     }
 
     /// A line of /proc/self/status in kB ("VmRSS", "VmHWM").
-    static func selfStatusKB(_ key: String) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return -1 }
+    static func selfStatusKB(_ key: String) -> Int { statusKB(key, of: "self") }
+
+    /// A line of /proc/PROCESS/status in kB; -1 when it cannot be read.
+    static func statusKB(_ key: String, of process: String) -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/\(process)/status", encoding: .utf8) else { return -1 }
         for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
             return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
         }

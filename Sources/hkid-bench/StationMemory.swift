@@ -26,8 +26,15 @@ struct StationMemory {
         try waitUntil(seconds: 20, "the station did not answer /healthz") { (try? curl(["-sf", url("/healthz")])) != nil }
         var peaks: [Int] = []
         for _ in 0..<sessions {
-            let reply = try curl(["-sf", "-XPOST", url("/v1/sessions"), "-H", "content-type: application/json",
-                                  "-d", #"{"cardType":"2018","language":"en"}"#])
+            // 409 while the previous session's recording is still being
+            // finalised (as scripts/station-soak.sh retries it).
+            var reply = Data()
+            try waitUntil(seconds: 20, "POST /v1/sessions was refused for 20 s") {
+                guard let accepted = try? curl(["-sf", "-XPOST", url("/v1/sessions"), "-H", "content-type: application/json",
+                                                "-d", #"{"cardType":"2018","language":"en"}"#]) else { return false }
+                reply = accepted
+                return true
+            }
             guard let id = (try JSONSerialization.jsonObject(with: reply) as? [String: Any])?["id"] as? String else {
                 throw BenchError("POST /v1/sessions answered \(String(decoding: reply, as: UTF8.self))")
             }
@@ -35,7 +42,7 @@ struct StationMemory {
                 let view = try? JSONSerialization.jsonObject(with: curl(["-sf", url("/v1/sessions/\(id)")])) as? [String: Any]
                 return (view?["status"] as? String).map { $0 != "active" } ?? false
             }
-            peaks.append(statusKB("VmHWM", of: daemon.processIdentifier))
+            peaks.append(Bench.statusKB("VmHWM", of: "\(daemon.processIdentifier)"))
         }
         return peaks
     }
@@ -62,13 +69,5 @@ struct StationMemory {
             guard ContinuousClock.now < deadline else { throw BenchError(failure) }
             Thread.sleep(forTimeInterval: 0.25)
         }
-    }
-
-    private func statusKB(_ key: String, of pid: Int32) -> Int {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return -1 }
-        for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
-            return Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "") ?? -1
-        }
-        return -1
     }
 }
