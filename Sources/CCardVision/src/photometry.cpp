@@ -138,7 +138,8 @@ Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma
     // Sharpness, and a first look for glare, on bands of three rows.
     const cv::Matx33f H(raster_to_quad(q, kRasterW, kRasterH));
     int64_t sum = 0, sum_sq = 0;
-    int count = 0, saturated_seen = 0;
+    int count = 0;
+    bool glare_seen = false;
     // Glare-grid rows to rectify: around the bands that saw a saturated pixel.
     std::array<bool, kGlareH> glare_rows{};
     for (int y = kSharpRowStep / 2; y + 1 < kRasterH; y += kSharpRowStep) {
@@ -158,13 +159,13 @@ Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma
         sum += row_sum;
         sum_sq += row_sq;
         count += e - b;
-        int band_saturated = 0;
-        for (int r = -1; r <= 1; ++r) {
+        bool band_saturated = false;
+        for (int r = -1; r <= 1 && !band_saturated; ++r) {
             const auto [rb, re] = s.sharp_spans[y + r];
-            band_saturated += count_at_least(s.rows.ptr<uint8_t>(r + 1), rb, re, glare_luma);
+            band_saturated = count_at_least(s.rows.ptr<uint8_t>(r + 1), rb, re, glare_luma) > 0;
         }
         if (band_saturated) {
-            saturated_seen += band_saturated;
+            glare_seen = true;
             // Sharpness row y is glare row y * kGlareH / kRasterH; the
             // neighbouring bands are kSharpRowStep sharpness rows away.
             const int centre = y * kGlareH / kRasterH, reach = kSharpRowStep * kGlareH / kRasterH + 1;
@@ -176,7 +177,7 @@ Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma
         const double v = std::max(0.0, double(sum_sq) / count - mean * mean);
         p.sharpness = float(v / (v + kSharpnessKnee));
     }
-    if (saturated_seen == 0) return p;
+    if (!glare_seen) return p;
 
     // Glare: around those bands, at half the resolution.
     const cv::Matx33f G(raster_to_quad(q, kGlareW, kGlareH));
