@@ -214,6 +214,32 @@ static inline int hk_videoflips_start_in_passthrough(GstBin *bin) {
     return switched;
 }
 
+/* Whether data can still reach `element`: following its sink pads upstream
+ * through linked peers (bins through their ghost pads) arrives at a source,
+ * an element without sink pads. FALSE when a link on the way was never made,
+ * e.g. decodebin exposed no pad that could link to the video branch. */
+static inline gboolean hk_element_reaches_a_source(GstElement *element) {
+    gboolean reaches = FALSE, has_sink_pads = FALSE;
+    GstIterator *it = gst_element_iterate_sink_pads(element);
+    GValue item = G_VALUE_INIT;
+    while (!reaches && gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
+        has_sink_pads = TRUE;
+        GstPad *peer = gst_pad_get_peer(GST_PAD(g_value_get_object(&item)));
+        if (peer) {
+            GstElement *upstream = gst_pad_get_parent_element(peer);
+            if (upstream) {
+                reaches = hk_element_reaches_a_source(upstream);
+                gst_object_unref(upstream);
+            }
+            gst_object_unref(peer);
+        }
+        g_value_reset(&item);
+    }
+    g_value_unset(&item);
+    gst_iterator_free(it);
+    return reaches || !has_sink_pads;
+}
+
 /* Keeps large buffers (decoded frames, encoder state) in mmap so that
  * freeing them returns them to the system; see AllocatorTuning.swift.
  * <malloc.h> is not part of Swift's Glibc module, hence here. */

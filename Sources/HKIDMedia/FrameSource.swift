@@ -36,6 +36,7 @@ public final class FrameSource {
 
     private let pipeline: UnsafeMutablePointer<GstElement>
     private let sink: UnsafeMutablePointer<GstAppSink>
+    private var sinkElement: UnsafeMutablePointer<GstElement> { UnsafeMutablePointer(OpaquePointer(sink)) }
     private let bus: UnsafeMutablePointer<GstBus>
     private let logger: Logger
     /// How long the loop waits with nothing arriving before it gives up.
@@ -107,6 +108,7 @@ public final class FrameSource {
 
         var lastProgress = ContinuousClock.now
         var lastFrameEnd: Int64 = -1
+        var delivered = 0
         while true {
             if stopSignal.isStopped { return .stopped }
             if let error = nextError(waiting: .zero) {
@@ -119,11 +121,17 @@ public final class FrameSource {
                     throw MediaError(.decodeFailed, input: inputName, reason: "the appsink delivered a sample that is not raw video")
                 }
                 if frame.pts >= 0 { lastFrameEnd = frame.pts + max(frame.duration, 0) }
+                delivered += 1
                 try body(frame)
                 continue
             }
             if gst_app_sink_is_eos(sink) != 0 {
                 if let error = truncation(endedAt: lastFrameEnd) { throw error }
+                // A stream that ends before its first frame was not analysed
+                // at all (random bytes GStreamer took for an H.263 stream).
+                guard delivered > 0 else {
+                    throw MediaError(.decodeFailed, input: inputName, reason: "no video frame could be decoded")
+                }
                 return .endOfStream
             }
             if let stallTimeout, ContinuousClock.now - lastProgress > stallTimeout {
@@ -174,15 +182,23 @@ public final class FrameSource {
                 var debug: UnsafeMutablePointer<gchar>?
                 gst_message_parse_warning(message, &error, &debug)
                 let text = error.map { String(cString: $0.pointee.message) } ?? ""
-                // gst_parse posts "Delayed linking failed" when none of
-                // decodebin's pads could link to the video branch, i.e. the
-                // file has no video (an audio-only MP4). The "not-linked"
-                // error that follows says so in one clear line; logging the
-                // warning too would give the user two lines for one problem.
-                let level: Logger.Level = text.hasPrefix("Delayed linking failed") ? .debug : .warning
-                logger.log(level: level, "\(String(cString: hk_message_source_name(message))): \(text)")
                 g_clear_error(&error)
                 g_free(debug)
+                // gst_parse posts "Delayed linking failed" when, at
+                // no-more-pads, none of decodebin's pads could link to the
+                // branch after it. When that branch is the one that feeds
+                // the appsink, the file has no video: say so now. Waiting
+                // for the "not-linked" error is not enough, because only a
+                // stream that flows posts it: an audio-only MP4 does, a file
+                // taken for subtitles never does and would stall.
+                if text.hasPrefix("Delayed linking failed") {
+                    logger.debug("\(String(cString: hk_message_source_name(message))): \(text)")
+                    if hk_element_reaches_a_source(sinkElement) == 0 {
+                        return MediaError(.decodeFailed, input: inputName, reason: "has no video stream")
+                    }
+                    continue
+                }
+                logger.warning("\(String(cString: hk_message_source_name(message))): \(text)")
                 continue
             }
             return MediaError(parsing: message, input: inputName)

@@ -71,7 +71,7 @@ struct BadInputMatrixTests {
     @Test("an empty file")
     func emptyFile() throws {
         let path = try CLI.temporaryDirectory() + "/empty.mp4"
-        FileManager.default.createFile(atPath: path, contents: Data())
+        _ = FileManager.default.createFile(atPath: path, contents: Data())
         let run = try CLI.run(["replay", path, "--json"])
         #expect(run.status == 2)
         #expect(run.stderrLine == "hkid-liveness: \(path): is empty")
@@ -95,6 +95,29 @@ struct BadInputMatrixTests {
         #expect(run.stderrLine == "hkid-liveness: \(path): Could not determine type of stream.")
         #expect(run.jsonLines.map { $0["type"] as? String } == ["operation", "end"])
         #expect(Self.files(in: folder) == ["random.mp4", "stills"], "no output may be left: \(Self.files(in: folder))")
+    }
+
+    /// A file that decodebin takes for a subtitle stream exposes a text pad
+    /// and nothing else; no stream flows that could post "not-linked". Before,
+    /// the replay waited for the 10 s stall timeout.
+    @Test("bytes GStreamer takes for subtitles: no video stream, at once")
+    func subtitlesOnly() throws {
+        let folder = try CLI.temporaryDirectory()
+        let path = folder + "/lyrics.mp4"
+        // The first 16 bytes of a random file that GStreamer 1.22's
+        // typefinder took for LRC lyrics, then the noise of `randomBytes`.
+        var bytes: [UInt8] = [0x5B, 0x34, 0x32, 0xF6, 0xA6, 0x78, 0xE2, 0xDD, 0x87, 0x05, 0x38, 0x73, 0xF9, 0x6E, 0x2E, 0x06]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for _ in 0..<2_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            bytes.append(UInt8(truncatingIfNeeded: state >> 56))
+        }
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let run = try CLI.run(["replay", path, "--json", "--annotate", folder + "/out.mp4"])
+        #expect(run.status == 2)
+        #expect(run.stderrLine == "hkid-liveness: \(path): has no video stream")
+        #expect(Self.endFrames(run) == 0)
+        #expect(Self.files(in: folder) == ["lyrics.mp4"])
     }
 
     @Test("an audio-only MP4")
@@ -239,7 +262,7 @@ struct BadInputMatrixTests {
     func imagesUnderAFile() throws {
         let folder = try CLI.temporaryDirectory()
         let file = folder + "/plain"
-        FileManager.default.createFile(atPath: file, contents: Data())
+        _ = FileManager.default.createFile(atPath: file, contents: Data())
         let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--json", "--images", file + "/stills"])
         #expect(run.status == 64)
         #expect(run.stderrLine == "hkid-liveness: --images \(file)/stills: cannot create the folder")
