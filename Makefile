@@ -31,7 +31,7 @@ run: build
 test: deps
 	@scripts/install-deps.sh browser
 	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
-	HKID_LIVENESS_BIN=$(CURDIR)/$(BIN) $(SWIFT) test --no-parallel
+	HKID_LIVENESS_BIN=$(CURDIR)/$(BIN) SWIFT=$(SWIFT) scripts/swift-test.sh --no-parallel
 	$(MAKE) --no-print-directory test-samples
 
 test-samples:
