@@ -256,9 +256,14 @@ public final class CameraPipeline {
                 var error: UnsafeMutablePointer<GError>?
                 var debug: UnsafeMutablePointer<gchar>?
                 gst_message_parse_warning(message, &error, &debug)
-                logger.warning("\(String(cString: hk_message_source_name(message))): \(error.map { String(cString: $0.pointee.message) } ?? "")")
+                let text = error.map { String(cString: $0.pointee.message) } ?? ""
                 g_clear_error(&error)
                 g_free(debug)
+                if let noVideo = MediaError(noVideoAfterWarning: text, sink: UnsafeMutablePointer(OpaquePointer(analysisSink)),
+                                            input: inputName) {
+                    throw noVideo
+                }
+                logger.warning("\(String(cString: hk_message_source_name(message))): \(text)")
             default:
                 if let recorder, let source = hk_message_source(message),
                    gst_object_has_as_ancestor(source, hk_as_object(recorder.bin)) != 0 {

@@ -184,19 +184,8 @@ public final class FrameSource {
                 let text = error.map { String(cString: $0.pointee.message) } ?? ""
                 g_clear_error(&error)
                 g_free(debug)
-                // gst_parse posts "Delayed linking failed" when, at
-                // no-more-pads, none of decodebin's pads could link to the
-                // branch after it. When that branch is the one that feeds
-                // the appsink, the file has no video: say so now. Waiting
-                // for the "not-linked" error is not enough, because only a
-                // stream that flows posts it: an audio-only MP4 does, a file
-                // taken for subtitles never does and would stall.
-                if text.hasPrefix("Delayed linking failed") {
-                    logger.debug("\(String(cString: hk_message_source_name(message))): \(text)")
-                    if hk_element_reaches_a_source(sinkElement) == 0 {
-                        return MediaError(.decodeFailed, input: inputName, reason: "has no video stream")
-                    }
-                    continue
+                if let noVideo = MediaError(noVideoAfterWarning: text, sink: sinkElement, input: inputName) {
+                    return noVideo
                 }
                 logger.warning("\(String(cString: hk_message_source_name(message))): \(text)")
                 continue
@@ -228,6 +217,18 @@ public final class FrameSource {
 }
 
 extension MediaError {
+    /// gst_parse posts the warning "Delayed linking failed" when, at
+    /// no-more-pads, none of decodebin's pads could link to the branch after
+    /// it. When that branch is the one that feeds `sink`, the input has no
+    /// video: this is the error that says so, at once. Waiting for the
+    /// "not-linked" error is not enough, because only a stream that flows
+    /// posts it: an audio-only MP4 does, a file taken for subtitles never
+    /// does and would stall.
+    init?(noVideoAfterWarning text: String, sink: UnsafeMutablePointer<GstElement>, input: String) {
+        guard text.hasPrefix("Delayed linking failed"), hk_element_reaches_a_source(sink) == 0 else { return nil }
+        self.init(.decodeFailed, input: input, reason: "has no video stream")
+    }
+
     /// Turns a GStreamer ERROR message into our error: GStreamer's own
     /// sentence, sharpened where its wording hides the real cause.
     init(parsing message: UnsafeMutablePointer<GstMessage>, input: String) {

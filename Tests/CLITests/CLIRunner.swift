@@ -47,6 +47,10 @@ enum CLI {
         repository.appendingPathComponent("samples/\(name)").path
     }
 
+    static func fixture(_ name: String) -> String {
+        repository.appendingPathComponent("Tests/Fixtures/\(name)").path
+    }
+
     /// `hkid-liveness ARGUMENTS…`
     static func run(_ arguments: [String], timeout: Duration = .seconds(180)) throws -> Run {
         try run(tool: try binary(), arguments, timeout: timeout)

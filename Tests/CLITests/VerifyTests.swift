@@ -5,9 +5,8 @@ import Testing
 /// any change, another station's key, or an unreadable file is reported.
 @Suite("hkid-liveness verify")
 struct VerifyTests {
-    static let fixtures = CLI.repository.appendingPathComponent("Tests/Fixtures").path
-    static let bundle = fixtures + "/station-bundle.zip"
-    static let key = fixtures + "/station.pub"
+    static let bundle = CLI.fixture("station-bundle.zip")
+    static let key = CLI.fixture("station.pub")
 
     @Test("the bundle as served verifies, listing every file it checked")
     func valid() throws {
@@ -32,7 +31,7 @@ struct VerifyTests {
 
     @Test("another station's key does not verify the signature")
     func wrongKey() throws {
-        let run = try CLI.run(["verify", Self.bundle, "--public-key", Self.fixtures + "/other-station.pub"])
+        let run = try CLI.run(["verify", Self.bundle, "--public-key", CLI.fixture("other-station.pub")])
         #expect(run.status == 1)
         #expect(run.lines == ["\(Self.bundle): NOT VALID",
                               "  - signature: the manifest was signed by key 6e8a4654d9d617f2, not by the given key c63ae6f20874cf30"])

@@ -112,6 +112,30 @@ import Testing
         #expect(station.output.contains("needs a bearer token"))
     }
 
+    /// A source that decodes to no video at all: /healthz names the reason,
+    /// sessions are refused with 503, and the daemon stays up to retry.
+    /// Before, this file (taken for subtitles) left the camera waiting
+    /// forever with no error anywhere.
+    @Test func sourceWithoutVideoIsReportedOnHealth() async throws {
+        let file = StationProcess.fixture("taken-for-subtitles.mp4")
+        let station = StationProcess(arguments: ["--source", "file", "--file", file])
+        try station.start(waitingForCamera: false)
+        defer { station.stop() }
+        var camera: [String: Any] = [:]
+        let deadline = ContinuousClock.now + .seconds(10)
+        while camera["lastError"] == nil && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(100))
+            camera = try await station.get("/healthz").json["camera"] as? [String: Any] ?? [:]
+        }
+        #expect(camera["lastError"] as? String == "\(file): has no video stream", "\(camera)")
+        #expect(camera["running"] as? Bool == false)
+        let health = expectStatus(try await station.get("/healthz"), 200, "GET", "/healthz")
+        #expect(health.json["status"] as? String == "degraded")
+        expectStatus(try await station.post("/v1/sessions", json: "{}"), 503, "POST", "/v1/sessions")
+        expectStatus(try await station.get("/v1/preview.jpg"), 503, "GET", "/v1/preview.jpg")
+        #expect(station.process?.isRunning == true, "the daemon must stay up and retry the source")
+    }
+
     @Test func tokenIsRequiredWhenConfigured() async throws {
         let directory = StationProcess.temporaryDirectory()
         let tokenPath = directory + "/token"

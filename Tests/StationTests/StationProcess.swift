@@ -18,6 +18,7 @@ final class StationProcess: @unchecked Sendable {
     }
 
     static func sample(_ name: String) -> String { repository.appendingPathComponent("samples/\(name)").path }
+    static func fixture(_ name: String) -> String { repository.appendingPathComponent("Tests/Fixtures/\(name)").path }
 
     static func temporaryDirectory() -> String {
         let path = NSTemporaryDirectory() + "hkid-station-test-\(UUID().uuidString.prefix(8))"
@@ -39,8 +40,9 @@ final class StationProcess: @unchecked Sendable {
 
     var output: String { lock.withLock { log } }
 
-    /// Starts the daemon and waits for its "listening" line (port 0 picks a free port).
-    func start(timeout: Duration = .seconds(20)) throws {
+    /// Starts the daemon and waits for its "listening" line (port 0 picks a
+    /// free port) and, unless told not to, for its camera's first pictures.
+    func start(timeout: Duration = .seconds(20), waitingForCamera: Bool = true) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["--port", "0", "--data-directory", dataDirectory] + arguments
@@ -64,7 +66,7 @@ final class StationProcess: @unchecked Sendable {
                 port = Int(output[range].split(separator: ":").last!)!
                 // Listening comes before the first camera frame; on a loaded
                 // machine a session started in between is (rightly) refused.
-                if startsCamera { try waitForCamera(until: deadline) }
+                if startsCamera && waitingForCamera { try waitForCamera(until: deadline) }
                 return
             }
             if !process.isRunning { break }
