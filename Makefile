@@ -88,6 +88,16 @@ leakcheck:
 	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
 	scripts/leakcheck.sh $(BIN) $(LEAK_SAMPLE)
 
+# Damaged recordings (bits flipped, blocks zeroed or deleted, tails cut)
+# replayed by the real binary; fails if any exits other than 0/2, writes more
+# than one stderr line or stalls (docs/benchmarks.md, "Bad input beyond the matrix").
+FUZZ_COUNT ?= 200
+.PHONY: fuzz-replay
+fuzz-replay:
+	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
+	Fuzz/replay-mutants.py --count $(FUZZ_COUNT) --binary $(BIN) \
+	  samples/genuine-2003.mp4 samples/no-card.mp4 samples/slow-occluded-2018.mp4
+
 # The station daemon running sessions back to back for SOAK_MINUTES over
 # HTTP; the median RSS of the first five sessions after warm-up against the
 # last five, and by quarter of the run (bar: < 2 MB growth).
