@@ -240,6 +240,46 @@ static inline gboolean hk_element_reaches_a_source(GstElement *element) {
     return reaches || !has_sink_pads;
 }
 
+/* Whether any pad of any element in `bin` (recursively) has a streaming task
+ * that is running. In a pipeline reading a file every thread that moves data
+ * is such a task (the source's push loop, a demuxer's pull loop, a queue's
+ * output); when none runs and the sink has no EOS, nothing will ever arrive.
+ * A bin that changes while it is looked at (decodebin plugging elements) is
+ * busy, hence TRUE, as is an iterator that fails. */
+static inline gboolean hk_bin_has_running_task(GstBin *bin) {
+    gboolean running = FALSE, done = FALSE;
+    GstIterator *elements = gst_bin_iterate_recurse(bin);
+    GValue element = G_VALUE_INIT;
+    while (!running && !done) {
+        switch (gst_iterator_next(elements, &element)) {
+        case GST_ITERATOR_OK: {
+            GstIterator *pads = gst_element_iterate_pads(GST_ELEMENT(g_value_get_object(&element)));
+            GValue pad = G_VALUE_INIT;
+            gboolean pads_done = FALSE;
+            while (!running && !pads_done) {
+                switch (gst_iterator_next(pads, &pad)) {
+                case GST_ITERATOR_OK:
+                    running = gst_pad_get_task_state(GST_PAD(g_value_get_object(&pad))) == GST_TASK_STARTED;
+                    g_value_reset(&pad);
+                    break;
+                case GST_ITERATOR_DONE: pads_done = TRUE; break;
+                default: running = TRUE; break;
+                }
+            }
+            g_value_unset(&pad);
+            gst_iterator_free(pads);
+            g_value_reset(&element);
+            break;
+        }
+        case GST_ITERATOR_DONE: done = TRUE; break;
+        default: running = TRUE; break;
+        }
+    }
+    g_value_unset(&element);
+    gst_iterator_free(elements);
+    return running;
+}
+
 /* Keeps large buffers (decoded frames, encoder state) in mmap so that
  * freeing them returns them to the system; see AllocatorTuning.swift.
  * <malloc.h> is not part of Swift's Glibc module, hence here. */

@@ -106,9 +106,11 @@ public final class FrameSource {
                                                                  reason: "the pipeline could not start")
         }
 
-        var lastProgress = ContinuousClock.now
+        let started = ContinuousClock.now
+        var lastProgress = started
         var lastFrameEnd: Int64 = -1
         var delivered = 0
+        var idlePolls = 0
         while true {
             if stopSignal.isStopped { return .stopped }
             if let error = nextError(waiting: .zero) {
@@ -130,11 +132,25 @@ public final class FrameSource {
                 // A stream that ends before its first frame was not analysed
                 // at all (random bytes GStreamer took for an H.263 stream).
                 guard delivered > 0 else {
-                    throw MediaError(.decodeFailed, input: inputName, reason: "no video frame could be decoded")
+                    throw MediaError(.decodeFailed, input: inputName, reason: MediaError.noFrameDecoded)
                 }
                 return .endOfStream
             }
-            if let stallTimeout, ContinuousClock.now - lastProgress > stallTimeout {
+            guard let stallTimeout else { continue }
+            // decodebin 1.22 drops an error that a demuxer posts while it is
+            // still bringing that demuxer up (a cut MP4 under load, about one
+            // run in 40): nothing is posted and nothing will arrive. Every
+            // streaming thread is then paused; two polls in a row say so.
+            if delivered == 0, ContinuousClock.now - started > .milliseconds(500) {
+                idlePolls = hk_bin_has_running_task(hk_as_bin(pipeline)) == 0 ? idlePolls + 1 : 0
+                if idlePolls >= 2 {
+                    if let error = nextError(waiting: .zero) { throw error }
+                    throw inputFile.map({ InputFile.isCutShort($0) }) == true
+                        ? MediaError(.decodeFailed, input: inputName, reason: MediaError.cutBeforeAnyFrame)
+                        : MediaError(.decodeFailed, input: inputName, reason: MediaError.noFrameDecoded)
+                }
+            }
+            if ContinuousClock.now - lastProgress > stallTimeout {
                 throw MediaError(.stalled, input: inputName, reason: "no frame for \(stallTimeout) (the pipeline stalled)")
             }
         }
@@ -217,6 +233,11 @@ public final class FrameSource {
 }
 
 extension MediaError {
+    static let noFrameDecoded = "no video frame could be decoded"
+    /// An MP4 whose index (moov) comes last, cut before it: the box
+    /// structure shows the cut (`InputFile.isCutShort`).
+    static let cutBeforeAnyFrame = "the file is truncated: no playable stream left before the cut"
+
     /// gst_parse posts the warning "Delayed linking failed" when, at
     /// no-more-pads, none of decodebin's pads could link to the branch after
     /// it. When that branch is the one that feeds `sink`, the input has no
@@ -249,7 +270,7 @@ extension MediaError {
                 // An MP4 whose index (moov) comes last and was cut off: say
                 // so for certain when the box structure shows the cut.
                 reason = InputFile.isCutShort(input)
-                    ? "the file is truncated: no playable stream left before the cut"
+                    ? Self.cutBeforeAnyFrame
                     : "\(text) (no playable stream; the file may be truncated or not a video)"
             } else if text.hasPrefix("Internal data stream error") {
                 reason = "\(text) (\(detail.split(separator: "\n").last ?? ""))"
