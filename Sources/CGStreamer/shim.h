@@ -194,9 +194,8 @@ static inline gsize hk_sample_copy(GstSample *sample, guint8 *dest, gsize capaci
  * its streaming thread spent ~14 ms on the copies. Every videoflip in the
  * bin whose direction is identity or automatic starts in passthrough; an
  * orientation tag that asks for a rotation switches it off again (videoflip
- * does that itself when the method changes). Returns how many it switched. */
-static inline int hk_videoflips_start_in_passthrough(GstBin *bin) {
-    int switched = 0;
+ * does that itself when the method changes). */
+static inline void hk_videoflips_start_in_passthrough(GstBin *bin) {
     GstIterator *it = gst_bin_iterate_all_by_element_factory_name(bin, "videoflip");
     GValue item = G_VALUE_INIT;
     while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
@@ -205,13 +204,11 @@ static inline int hk_videoflips_start_in_passthrough(GstBin *bin) {
         g_object_get(flip, "video-direction", &direction, NULL);
         if (direction == GST_VIDEO_ORIENTATION_IDENTITY || direction == GST_VIDEO_ORIENTATION_AUTO) {
             gst_base_transform_set_passthrough(GST_BASE_TRANSFORM(flip), TRUE);
-            switched += 1;
         }
         g_value_reset(&item);
     }
     g_value_unset(&item);
     gst_iterator_free(it);
-    return switched;
 }
 
 /* Whether data can still reach `element`: following its sink pads upstream
@@ -240,6 +237,25 @@ static inline gboolean hk_element_reaches_a_source(GstElement *element) {
     return reaches || !has_sink_pads;
 }
 
+/* gst_iterator_fold steps for hk_bin_has_running_task: `running` is a
+ * gboolean GValue; returning FALSE stops the fold once it is set. */
+static inline gboolean hk_fold_pad_task_running(const GValue *pad, GValue *running, gpointer unused) {
+    (void)unused;
+    if (gst_pad_get_task_state(GST_PAD(g_value_get_object(pad))) == GST_TASK_STARTED) g_value_set_boolean(running, TRUE);
+    return !g_value_get_boolean(running);
+}
+
+static inline gboolean hk_fold_element_task_running(const GValue *element, GValue *running, gpointer unused) {
+    (void)unused;
+    GstIterator *pads = gst_element_iterate_pads(GST_ELEMENT(g_value_get_object(element)));
+    if (gst_iterator_fold(pads, hk_fold_pad_task_running, running, NULL) != GST_ITERATOR_DONE
+        && !g_value_get_boolean(running)) {
+        g_value_set_boolean(running, TRUE);  /* pads changed under us: busy */
+    }
+    gst_iterator_free(pads);
+    return !g_value_get_boolean(running);
+}
+
 /* Whether any pad of any element in `bin` (recursively) has a streaming task
  * that is running. In a pipeline reading a file every thread that moves data
  * is such a task (the source's push loop, a demuxer's pull loop, a queue's
@@ -247,37 +263,12 @@ static inline gboolean hk_element_reaches_a_source(GstElement *element) {
  * A bin that changes while it is looked at (decodebin plugging elements) is
  * busy, hence TRUE, as is an iterator that fails. */
 static inline gboolean hk_bin_has_running_task(GstBin *bin) {
-    gboolean running = FALSE, done = FALSE;
+    GValue running = G_VALUE_INIT;
+    g_value_init(&running, G_TYPE_BOOLEAN);
     GstIterator *elements = gst_bin_iterate_recurse(bin);
-    GValue element = G_VALUE_INIT;
-    while (!running && !done) {
-        switch (gst_iterator_next(elements, &element)) {
-        case GST_ITERATOR_OK: {
-            GstIterator *pads = gst_element_iterate_pads(GST_ELEMENT(g_value_get_object(&element)));
-            GValue pad = G_VALUE_INIT;
-            gboolean pads_done = FALSE;
-            while (!running && !pads_done) {
-                switch (gst_iterator_next(pads, &pad)) {
-                case GST_ITERATOR_OK:
-                    running = gst_pad_get_task_state(GST_PAD(g_value_get_object(&pad))) == GST_TASK_STARTED;
-                    g_value_reset(&pad);
-                    break;
-                case GST_ITERATOR_DONE: pads_done = TRUE; break;
-                default: running = TRUE; break;
-                }
-            }
-            g_value_unset(&pad);
-            gst_iterator_free(pads);
-            g_value_reset(&element);
-            break;
-        }
-        case GST_ITERATOR_DONE: done = TRUE; break;
-        default: running = TRUE; break;
-        }
-    }
-    g_value_unset(&element);
+    GstIteratorResult result = gst_iterator_fold(elements, hk_fold_element_task_running, &running, NULL);
     gst_iterator_free(elements);
-    return running;
+    return g_value_get_boolean(&running) || (result != GST_ITERATOR_DONE && result != GST_ITERATOR_OK);
 }
 
 /* Keeps large buffers (decoded frames, encoder state) in mmap so that

@@ -253,17 +253,10 @@ public final class CameraPipeline {
             case GST_MESSAGE_EOS:
                 sourceEnded = true
             case GST_MESSAGE_WARNING:
-                var error: UnsafeMutablePointer<GError>?
-                var debug: UnsafeMutablePointer<gchar>?
-                gst_message_parse_warning(message, &error, &debug)
-                let text = error.map { String(cString: $0.pointee.message) } ?? ""
-                g_clear_error(&error)
-                g_free(debug)
-                if let noVideo = MediaError(noVideoAfterWarning: text, sink: UnsafeMutablePointer(OpaquePointer(analysisSink)),
-                                            input: inputName) {
+                if let noVideo = MediaError(warning: message, feeding: UnsafeMutablePointer(OpaquePointer(analysisSink)),
+                                            input: inputName, logger: logger) {
                     throw noVideo
                 }
-                logger.warning("\(String(cString: hk_message_source_name(message))): \(text)")
             default:
                 if let recorder, let source = hk_message_source(message),
                    gst_object_has_as_ancestor(source, hk_as_object(recorder.bin)) != 0 {

@@ -194,16 +194,9 @@ public final class FrameSource {
             defer { gst_message_unref(message) }
             wait = 0
             if hk_message_type(message) == GST_MESSAGE_WARNING {
-                var error: UnsafeMutablePointer<GError>?
-                var debug: UnsafeMutablePointer<gchar>?
-                gst_message_parse_warning(message, &error, &debug)
-                let text = error.map { String(cString: $0.pointee.message) } ?? ""
-                g_clear_error(&error)
-                g_free(debug)
-                if let noVideo = MediaError(noVideoAfterWarning: text, sink: sinkElement, input: inputName) {
+                if let noVideo = MediaError(warning: message, feeding: sinkElement, input: inputName, logger: logger) {
                     return noVideo
                 }
-                logger.warning("\(String(cString: hk_message_source_name(message))): \(text)")
                 continue
             }
             return MediaError(parsing: message, input: inputName)
@@ -238,16 +231,28 @@ extension MediaError {
     /// structure shows the cut (`InputFile.isCutShort`).
     static let cutBeforeAnyFrame = "the file is truncated: no playable stream left before the cut"
 
-    /// gst_parse posts the warning "Delayed linking failed" when, at
-    /// no-more-pads, none of decodebin's pads could link to the branch after
-    /// it. When that branch is the one that feeds `sink`, the input has no
-    /// video: this is the error that says so, at once. Waiting for the
-    /// "not-linked" error is not enough, because only a stream that flows
-    /// posts it: an audio-only MP4 does, a file taken for subtitles never
-    /// does and would stall.
-    init?(noVideoAfterWarning text: String, sink: UnsafeMutablePointer<GstElement>, input: String) {
-        guard text.hasPrefix("Delayed linking failed"), hk_element_reaches_a_source(sink) == 0 else { return nil }
-        self.init(.decodeFailed, input: input, reason: "has no video stream")
+    static let noVideoStream = "has no video stream"
+
+    /// A WARNING message: nil, logged, unless it means the input has no
+    /// video. gst_parse posts "Delayed linking failed" when, at no-more-pads,
+    /// none of decodebin's pads could link to the branch after it; when that
+    /// branch is the one that feeds `sink`, this is the error that says so,
+    /// at once. Waiting for the "not-linked" error is not enough, because
+    /// only a stream that flows posts it: an audio-only MP4 does, a file taken
+    /// for subtitles never does and would stall.
+    init?(warning message: UnsafeMutablePointer<GstMessage>, feeding sink: UnsafeMutablePointer<GstElement>,
+          input: String, logger: Logger) {
+        var error: UnsafeMutablePointer<GError>?
+        var debug: UnsafeMutablePointer<gchar>?
+        gst_message_parse_warning(message, &error, &debug)
+        let text = error.map { String(cString: $0.pointee.message) } ?? ""
+        g_clear_error(&error)
+        g_free(debug)
+        guard text.hasPrefix("Delayed linking failed"), hk_element_reaches_a_source(sink) == 0 else {
+            logger.warning("\(String(cString: hk_message_source_name(message))): \(text)")
+            return nil
+        }
+        self.init(.decodeFailed, input: input, reason: Self.noVideoStream)
     }
 
     /// Turns a GStreamer ERROR message into our error: GStreamer's own
@@ -265,7 +270,7 @@ extension MediaError {
         var reason = text
         if let detail {
             if detail.contains("reason not-linked") || detail.contains("no video") {
-                reason = "has no video stream"
+                reason = Self.noVideoStream
             } else if detail.contains("no known streams found") {
                 // An MP4 whose index (moov) comes last and was cut off: say
                 // so for certain when the box structure shows the cut.

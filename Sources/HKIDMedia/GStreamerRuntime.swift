@@ -62,7 +62,7 @@ public enum GStreamerRuntime {
         // gst_parse_launch returns a floating reference for a lone element;
         // sinking it makes the caller's one unref right in every case.
         gst_object_ref_sink(parsed)
-        _ = hk_videoflips_start_in_passthrough(bin)
+        hk_videoflips_start_in_passthrough(bin)
         return (parsed, bin)
     }
 

@@ -96,6 +96,18 @@ struct FrameSourceTests {
         #expect(frames > 0 && frames < Fixtures.squareFrames)
     }
 
+    /// What decodebin leaves behind when it drops a demuxer's error (a cut
+    /// MP4 under load): no streaming thread runs, no error, no EOS. Here
+    /// nothing feeds the appsink at all. Before, this waited for the 10 s
+    /// stall timeout.
+    @Test("a pipeline in which nothing can flow ends at once")
+    func nothingCanFlow() throws {
+        let description = PipelineDescription(text: "identity ! appsink name=sink", origin: "dead.pipeline")
+        let source = try FrameSource(description, input: nil)
+        let error = #expect(throws: MediaError.self) { try source.run { _ in Issue.record("a frame arrived") } }
+        #expect(error?.description == "dead.pipeline: no video frame could be decoded")
+    }
+
     @Test("an unknown element is reported by name")
     func unknownElement() throws {
         let description = PipelineDescription(text: "filesrc name=src ! nosuchdecoder ! appsink name=sink", origin: "custom.pipeline")
