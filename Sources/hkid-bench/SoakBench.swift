@@ -32,7 +32,6 @@ struct SoakBench: ParsableCommand {
         let started = ContinuousClock.now
         let deadline = started + .seconds(minutes * 60)
         var pass = 0, frames = 0, replays = 0
-        var warm: (raw: Int, trimmed: Int)?, last = (raw: 0, trimmed: 0)
         var history: [(replays: Int, raw: Int, trimmed: Int)] = []
         print("pass  minutes  replays  frames    RSS_MB  trimmed_MB")
         repeat {
@@ -49,8 +48,6 @@ struct SoakBench: ParsableCommand {
             let rss = Bench.selfStatusKB("VmRSS")
             AllocatorTuning.releaseFreeMemory()
             let trimmed = Bench.selfStatusKB("VmRSS")
-            if warm == nil { warm = (rss, trimmed) }
-            last = (rss, trimmed)
             history.append((replays, rss, trimmed))
             let elapsed = Bench.seconds(ContinuousClock.now - started) / 60
             print(String(format: "%4d  %7.2f  %7d  %6d  %8.1f  %10.1f", pass, elapsed, replays, frames, Double(rss) / 1024, Double(trimmed) / 1024))
@@ -58,30 +55,32 @@ struct SoakBench: ParsableCommand {
         } while ContinuousClock.now < deadline
         // Each pass is measured as it ends (raw), then trimmed; so a raw
         // figure is what one pass leaves resident on top of a trimmed heap.
-        let (end, endTrimmed) = last
+        let first = history.first!, last = history.last!
         func median(_ values: [Int]) -> Int { values.sorted()[values.count / 2] }
-        let window = min(5, history.count)
+        // The two windows must not overlap, or a short run reads as no growth.
+        guard history.count >= 2 else { throw BenchError("one pass only: run longer to compare the start with the end") }
+        let window = min(5, history.count / 2)
         let startRaw = median(history.prefix(window).map(\.raw)), endRaw = median(history.suffix(window).map(\.raw))
-        let startTrimmed = median(history.prefix(window).map(\.trimmed)), endTrimmedMedian = median(history.suffix(window).map(\.trimmed))
-        let growth = Double(endRaw - startRaw) / 1024, trimmedGrowth = Double(endTrimmedMedian - startTrimmed) / 1024
+        let startTrimmed = median(history.prefix(window).map(\.trimmed)), endTrimmed = median(history.suffix(window).map(\.trimmed))
+        let growth = Double(endRaw - startRaw) / 1024, trimmedGrowth = Double(endTrimmed - startTrimmed) / 1024
         print(String(format: "\nsoak: %d passes, %d replays, %d frames in %.1f min", pass, replays, frames,
                      Bench.seconds(ContinuousClock.now - started) / 60))
         print(String(format: "RSS, median of the first %d passes %.1f MB, of the last %d %.1f MB: growth %+.2f MB (bar < 2 MB: %@)",
                      window, Double(startRaw) / 1024, window, Double(endRaw) / 1024, growth, (growth < 2 ? "pass" : "FAIL") as NSString))
         print(String(format: "after malloc_trim, the same medians: %.1f MB -> %.1f MB: growth %+.2f MB (bar < 2 MB: %@); peak RSS %.1f MB",
-                     Double(startTrimmed) / 1024, Double(endTrimmedMedian) / 1024, trimmedGrowth,
+                     Double(startTrimmed) / 1024, Double(endTrimmed) / 1024, trimmedGrowth,
                      (trimmedGrowth < 2 ? "pass" : "FAIL") as NSString, Double(Bench.selfStatusKB("VmHWM")) / 1024))
         print(String(format: "single readings after the first pass and at the end: %.1f -> %.1f MB raw (%+.2f), %.1f -> %.1f MB trimmed (%+.2f)",
-                     Double(warm!.raw) / 1024, Double(end) / 1024, Double(end - warm!.raw) / 1024,
-                     Double(warm!.trimmed) / 1024, Double(endTrimmed) / 1024, Double(endTrimmed - warm!.trimmed) / 1024))
+                     Double(first.raw) / 1024, Double(last.raw) / 1024, Double(last.raw - first.raw) / 1024,
+                     Double(first.trimmed) / 1024, Double(last.trimmed) / 1024, Double(last.trimmed - first.trimmed) / 1024))
         // A leak grows without end; warm-up (arenas, caches) levels off. The
         // second half of the run tells them apart: growth per replay there.
         if history.count >= 4 {
             let mid = history[history.count / 2]
             let n = Double(replays - mid.replays)
             print(String(format: "second half (replays %d to %d): raw %+.2f MB, trimmed %+.2f MB: %.2f kB per replay (raw), %.2f kB (trimmed)",
-                         mid.replays, replays, Double(end - mid.raw) / 1024, Double(endTrimmed - mid.trimmed) / 1024,
-                         Double(end - mid.raw) / n, Double(endTrimmed - mid.trimmed) / n))
+                         mid.replays, replays, Double(last.raw - mid.raw) / 1024, Double(last.trimmed - mid.trimmed) / 1024,
+                         Double(last.raw - mid.raw) / n, Double(last.trimmed - mid.trimmed) / n))
         }
     }
 }
