@@ -1,10 +1,25 @@
 // detect.cpp — finding a card-like quad when we do not know where the card is.
 //
-// On a downscaled copy (long side ~640): Canny edges at two sensitivities,
-// contours, each contour's convex hull simplified to four vertices, then the
-// card model (convex, ID-1 aspect after removing perspective, not tiny) and
-// the edge support along the four sides decide. The result is coarse (a pixel
-// or two of the small image); refine.cpp makes it exact at full resolution.
+// On a downscaled copy (long side ~640) two kinds of hypotheses are made:
+//
+//  1. Closed outlines: Canny edges, contours, each contour's convex hull
+//     simplified to four vertices. Cheap and exact for a card nothing
+//     touches.
+//  2. Straight edges: the same edges cut into straight segments, collinear
+//     segments merged into lines, pairs of roughly perpendicular lines that
+//     meet near their ends taken as corners, and two corners sharing a line
+//     as three sides of a card ("U"). The fourth side is the line that closes
+//     the U if there is one, else it is inferred from the U's open ends. A
+//     thumb or palm that touches the card merges it with the hand into one
+//     outline that is no quadrilateral, but it leaves three sides straight.
+//
+// Every hypothesis then has to pass the card model (convex, ID-1 aspect once
+// perspective is removed, held roughly landscape, not tiny), show a strong
+// gradient along at least three of its sides and some print inside; among
+// the survivors the best supported large one wins, so the card beats the
+// portrait frame and the other boxes printed on it. The result is coarse (a
+// pixel or two of the small image); refine.cpp makes it exact at full
+// resolution.
 #include "internal.hpp"
 
 #include <opencv2/imgproc.hpp>
@@ -14,37 +29,81 @@
 
 namespace cardvision {
 
-// Fraction of points along the quad's sides that lie on a strong gradient
-// roughly perpendicular to the side.
-static double edge_support(const cv::Mat &gx, const cv::Mat &gy, const Quad &q) {
-    int hits = 0, total = 0;
-    for (int s = 0; s < 4; ++s) {
-        cv::Point2f a = q[s], b = q[(s + 1) % 4];
-        cv::Point2f d = b - a;
-        double len = cv::norm(d);
-        if (len < 1) return 0;
-        cv::Point2f n(float(-d.y / len), float(d.x / len));
-        int samples = std::clamp(int(len / 4), 8, 40);
-        for (int i = 0; i < samples; ++i) {
-            float t = 0.1f + 0.8f * (i + 0.5f) / samples;
-            cv::Point2f p = a + d * t;
-            ++total;
-            for (int k = -2; k <= 2; ++k) {
-                int x = cvRound(p.x + n.x * k), y = cvRound(p.y + n.y * k);
-                if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
-                float g = std::abs(gx.at<short>(y, x) * n.x + gy.at<short>(y, x) * n.y);
-                if (g > 60) { ++hits; break; }  // Sobel 3x3 units: ~15 grey levels per pixel
-            }
+namespace {
+
+// Sobel 3x3 units (L1 of a [1 2 1] x [-1 0 1] pair): ~15 grey levels per pixel.
+constexpr float kEdgeGradient = 60.f;
+
+// Fraction of places along one side (10 % to 90 % of its length) that lie on
+// a strong gradient roughly perpendicular to it.
+double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point2f b) {
+    const cv::Point2f d = b - a;
+    const double len = cv::norm(d);
+    if (len < 1) return 0;
+    const cv::Point2f n(float(-d.y / len), float(d.x / len));
+    const int samples = std::clamp(int(len / 4), 8, 40);
+    int hits = 0;
+    for (int i = 0; i < samples; ++i) {
+        const cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
+        for (int k = -2; k <= 2; ++k) {
+            const int x = cvRound(p.x + n.x * k), y = cvRound(p.y + n.y * k);
+            if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
+            const float g = std::abs(gx.at<short>(y, x) * n.x + gy.at<short>(y, x) * n.y);
+            if (g > kEdgeGradient) { ++hits; break; }
         }
     }
-    return total ? double(hits) / total : 0;
+    return double(hits) / samples;
+}
+
+// Fraction of a grid of places inside the quad (between 12 % and 88 % of
+// its width and height) on a strong gradient: print, a portrait, a chip.
+// A brick, a tile or a door panel is the right shape but empty inside.
+double inner_print(const cv::Mat &gx, const cv::Mat &gy, const Quad &q) {
+    constexpr int kCols = 24, kRows = 15;
+    int hits = 0;
+    for (int r = 0; r < kRows; ++r) {
+        const float v = 0.12f + 0.76f * (r + 0.5f) / kRows;
+        const cv::Point2f left = q[0] + (q[3] - q[0]) * v, right = q[1] + (q[2] - q[1]) * v;
+        for (int c = 0; c < kCols; ++c) {
+            const cv::Point2f p = left + (right - left) * (0.12f + 0.76f * (c + 0.5f) / kCols);
+            const int x = cvRound(p.x), y = cvRound(p.y);
+            if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
+            if (std::abs(gx.at<short>(y, x)) + std::abs(gy.at<short>(y, x)) > kEdgeGradient) ++hits;
+        }
+    }
+    return double(hits) / (kCols * kRows);
+}
+
+// Whether the card's own margin runs along one side: the strip just inside
+// it (4 % of the way in) keeps one grey level along most of its length. A
+// quad that joins the card's edges to a line of the background, or boxes of
+// a brick wall, has something else inside each stretch.
+bool even_margin(const cv::Mat &small, const Quad &q, int side) {
+    constexpr int kSamples = 16;
+    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
+    const cv::Point2f a = q[side] + (centre - q[side]) * 0.08f;
+    const cv::Point2f b = q[(side + 1) % 4] + (centre - q[(side + 1) % 4]) * 0.08f;
+    std::array<int, kSamples> v;
+    int n = 0;
+    for (int i = 0; i < kSamples; ++i) {
+        const cv::Point2f p = a + (b - a) * (0.1f + 0.8f * (i + 0.5f) / kSamples);
+        const int x = cvRound(p.x), y = cvRound(p.y);
+        if (x < 0 || y < 0 || x >= small.cols || y >= small.rows) continue;
+        v[n++] = small.at<uint8_t>(y, x);
+    }
+    if (n < kSamples / 2) return false;
+    std::nth_element(v.begin(), v.begin() + n / 2, v.begin() + n);
+    const int median = v[n / 2];
+    int close = 0;
+    for (int i = 0; i < n; ++i) close += std::abs(v[i] - median) <= 24;
+    return close >= 0.7 * n;
 }
 
 // The four sides of a contour that is a (rounded) quadrilateral: the hull
 // simplified to four vertices says roughly where the sides are; lines
 // fitted to the contour points along the middle of each side give the sharp
 // corners (hull vertices sit inside the rounded corners).
-static std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &contour) {
+std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &contour) {
     std::vector<cv::Point> hull, poly;
     cv::convexHull(contour, hull);
     const double perimeter = cv::arcLength(hull, true);
@@ -83,7 +142,163 @@ static std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &conto
     return order_corners(pts);
 }
 
-std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long_side, double focal_px) {
+// A straight edge: the points p(t) = origin + t * dir for t in [t0, t1].
+struct EdgeLine {
+    cv::Point2f dir, normal, origin;
+    float t0 = 0, t1 = 0;
+    float length() const { return t1 - t0; }
+    cv::Point2f at(float t) const { return origin + dir * t; }
+    float along(cv::Point2f p) const { return (p - origin).dot(dir); }
+    float across(cv::Point2f p) const { return (p - origin).dot(normal); }
+};
+
+EdgeLine line_between(cv::Point2f a, cv::Point2f b) {
+    EdgeLine l;
+    const cv::Point2f d = b - a;
+    const float len = std::max(1e-6f, float(cv::norm(d)));
+    l.dir = d / len;
+    l.normal = cv::Point2f(-l.dir.y, l.dir.x);
+    l.origin = a;
+    l.t0 = 0;
+    l.t1 = len;
+    return l;
+}
+
+std::optional<cv::Point2f> meet(const EdgeLine &a, const EdgeLine &b) {
+    return intersect(cv::Vec4f(a.dir.x, a.dir.y, a.origin.x, a.origin.y),
+                     cv::Vec4f(b.dir.x, b.dir.y, b.origin.x, b.origin.y));
+}
+
+// Straight stretches of the edge map's contours, longer than min_length.
+std::vector<EdgeLine> straight_segments(const std::vector<std::vector<cv::Point>> &contours, float min_length) {
+    std::vector<EdgeLine> out;
+    std::vector<cv::Point> poly;
+    for (const auto &c : contours) {
+        if (c.size() < size_t(min_length)) continue;
+        cv::approxPolyDP(c, poly, 1.5, false);
+        for (size_t i = 0; i + 1 < poly.size(); ++i) {
+            const cv::Point2f a(poly[i]), b(poly[i + 1]);
+            if (cv::norm(b - a) >= min_length) out.push_back(line_between(a, b));
+        }
+    }
+    return out;
+}
+
+// Collinear segments merged into lines: a side that a thumb interrupts, or
+// that the contour tracing split, becomes one line again.
+std::vector<EdgeLine> merge_collinear(std::vector<EdgeLine> segs, float max_gap) {
+    std::sort(segs.begin(), segs.end(), [](const EdgeLine &a, const EdgeLine &b) { return a.length() > b.length(); });
+    std::vector<EdgeLine> lines;
+    const float cos_tol = std::cos(3.0f * float(kPi) / 180.f);
+    for (const auto &s : segs) {
+        const cv::Point2f a = s.at(s.t0), b = s.at(s.t1);
+        bool merged = false;
+        for (auto &l : lines) {
+            if (std::abs(l.dir.dot(s.dir)) < cos_tol) continue;
+            if (std::abs(l.across(a)) > 2.0f || std::abs(l.across(b)) > 2.0f) continue;
+            float ta = l.along(a), tb = l.along(b);
+            if (ta > tb) std::swap(ta, tb);
+            const float gap = std::max(ta - l.t1, l.t0 - tb);
+            if (gap > max_gap) continue;
+            l.t0 = std::min(l.t0, ta);
+            l.t1 = std::max(l.t1, tb);
+            merged = true;
+            break;
+        }
+        if (!merged) lines.push_back(s);
+    }
+    return lines;
+}
+
+// Where line i meets line j near one end of each.
+struct Corner {
+    int i, j;        // lines
+    bool i_end, j_end;  // false: near t0, true: near t1
+    cv::Point2f at;
+};
+
+std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines) {
+    std::vector<Corner> corners;
+    const float max_cos = std::cos(50.f * float(kPi) / 180.f);  // 50..130 degrees between the lines
+    auto near_end = [](const EdgeLine &l, float t, bool &end) {
+        const float tol = 0.25f * l.length() + 6.f;
+        const float d0 = std::abs(t - l.t0), d1 = std::abs(t - l.t1);
+        end = d1 < d0;
+        return std::min(d0, d1) <= tol;
+    };
+    for (size_t i = 0; i < lines.size(); ++i)
+        for (size_t j = i + 1; j < lines.size(); ++j) {
+            if (std::abs(lines[i].dir.dot(lines[j].dir)) > max_cos) continue;
+            auto x = meet(lines[i], lines[j]);
+            if (!x) continue;
+            Corner c{int(i), int(j), false, false, *x};
+            if (!near_end(lines[i], lines[i].along(*x), c.i_end)) continue;
+            if (!near_end(lines[j], lines[j].along(*x), c.j_end)) continue;
+            corners.push_back(c);
+        }
+    return corners;
+}
+
+// Three sides a, b, c (b between the corners ab and cb) and the far ends of
+// a and c: quads closed by a line found among the others, or inferred.
+void quads_from_corners(const std::vector<EdgeLine> &lines, const std::vector<Corner> &corners,
+                        std::vector<std::pair<Quad, bool>> &out) {
+    // Corners grouped by the line they lie on and the end of it.
+    std::vector<std::array<std::vector<std::pair<int, const Corner *>>, 2>> at(lines.size());
+    for (const auto &c : corners) {
+        at[c.i][c.i_end].push_back({c.j, &c});
+        at[c.j][c.j_end].push_back({c.i, &c});
+    }
+    auto far_end = [&](int line, const Corner &c) {
+        const EdgeLine &l = lines[line];
+        const bool end = c.i == line ? c.i_end : c.j_end;
+        return end ? l.at(l.t0) : l.at(l.t1);
+    };
+    for (size_t b = 0; b < lines.size(); ++b) {
+        const EdgeLine &base = lines[b];
+        for (const auto &[a, ca] : at[b][0])
+            for (const auto &[c, cc] : at[b][1]) {
+                if (a == c) continue;
+                const cv::Point2f fa = far_end(a, *ca), fc = far_end(c, *cc);
+                // Both legs on the same side of the base, pointing away from it.
+                const float sa = base.across(fa) - base.across(ca->at), sc = base.across(fc) - base.across(cc->at);
+                if (sa * sc <= 0) continue;
+                const float la = float(cv::norm(fa - ca->at)), lc = float(cv::norm(fc - cc->at));
+                const float lb = float(cv::norm(cc->at - ca->at));
+                if (std::min({la, lc, lb}) < 6.f) continue;
+                // A line that closes the U: roughly parallel to the base, on
+                // the far side, crossing both legs near their far ends.
+                bool closed = false;
+                for (size_t d = 0; d < lines.size(); ++d) {
+                    if (d == b || int(d) == a || int(d) == c) continue;
+                    if (std::abs(lines[d].dir.dot(base.dir)) < 0.8f) continue;
+                    auto xa = meet(lines[d], lines[a]), xc = meet(lines[d], lines[c]);
+                    if (!xa || !xc) continue;
+                    if (cv::norm(*xa - fa) > 0.35f * la + 6.f || cv::norm(*xc - fc) > 0.35f * lc + 6.f) continue;
+                    out.push_back({order_corners({ca->at, cc->at, *xc, *xa}), false});
+                    closed = true;
+                }
+                if (closed) continue;
+                // Open U: the fourth side through the far end of either leg
+                // (the other leg may end early under a thumb), or both.
+                const EdgeLine la_line = lines[a], lc_line = lines[c];
+                for (int variant = 0; variant < 3; ++variant) {
+                    EdgeLine closing;
+                    if (variant == 0) closing = line_between(fa, fc);
+                    else if (variant == 1) closing = line_between(fa, fa + (cc->at - ca->at));
+                    else closing = line_between(fc, fc + (ca->at - cc->at));
+                    auto xa = meet(closing, la_line), xc = meet(closing, lc_line);
+                    if (!xa || !xc) continue;
+                    out.push_back({order_corners({ca->at, cc->at, *xc, *xa}), true});
+                }
+            }
+    }
+}
+
+}  // namespace
+
+std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long_side, double focal_px,
+                                     const Quad *incumbent) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < 16 || roi.height < 16) return std::nullopt;
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
@@ -98,44 +313,92 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
     cv::Sobel(small, gy, CV_16S, 0, 1, 3);
 
     const cv::Size full(luma.cols, luma.rows);
-    const double min_side_small = std::max(16.0, 0.06 * std::max(small.cols, small.rows));
-    const double max_area = 0.98 * double(small.cols) * small.rows;
     const cv::Point2f offset(float(roi.x), float(roi.y));
     const float inv = float(1.0 / scale);
+    // Smallest card worth finding: a tenth of the frame's width (a card
+    // that far is reported FAR well before it gets there).
+    const double min_width_small = 0.10 * full.width * scale;
+    const double min_side_small = std::max(10.0, min_width_small / kCardAspect * 0.6);
+    const double max_area = 0.98 * double(small.cols) * small.rows;
 
     std::optional<Detection> best;
     double best_rank = 0;
+    auto consider = [&](const Quad &q, bool inferred) {
+        if (!is_convex(q) || min_side(q) < min_side_small) return;
+        if (mean_width(q) < min_width_small) return;
+        const double area = quad_area(q);
+        if (area > max_area) return;
+        // Held roughly landscape: the flow turns the card about its own axes,
+        // which a card held upright would swap. (Also every upright brick.)
+        const cv::Point2f top = q[1] - q[0];
+        if (std::abs(top.y) > std::abs(top.x)) return;
+        const Quad fq = scale_quad(q, inv, offset);
+        if (!card_shaped(fq, full, focal_px)) return;
+        // Turned further than anyone turns a card to show it.
+        const Pose pose = pose_from_quad(fq, full, focal_px);
+        if (!pose.ok || std::abs(pose.yaw) > 42 || std::abs(pose.pitch) > 42) return;
+        std::array<double, 4> s;
+        for (int k = 0; k < 4; ++k) s[k] = side_support(gx, gy, q[k], q[(k + 1) % 4]);
+        std::array<double, 4> sorted = s;
+        std::sort(sorted.begin(), sorted.end());
+        // Three sides clearly there; the fourth may be partly under a thumb.
+        if (sorted[1] < 0.6 || sorted[0] < 0.2) return;
+        int margins = 0;
+        for (int k = 0; k < 4; ++k) margins += even_margin(small, q, k);
+        if (margins < 3) return;
+        if (inner_print(gx, gy, q) < 0.03) return;
+        const double support = (s[0] + s[1] + s[2] + s[3]) / 4;
+        // Rank by support times size: the card beats the portrait and the
+        // printed boxes inside it, which are as well supported. A quad with
+        // an inferred side must do better than one closed by four edges.
+        const double rank = support * std::sqrt(area / max_area) * (inferred ? 0.9 : 1.0);
+        if (!best || rank > best_rank) {
+            best = Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv};
+            best_rank = rank;
+        }
+    };
+    // The card already tracked competes on the same terms, so a re-check
+    // replaces it only with something better (the enclosing card, when the
+    // tracker had settled on a box printed on it).
+    if (incumbent) consider(scale_quad(*incumbent, float(scale), -offset * float(scale)), false);
+    const std::optional<Detection> held = best;
+
     cv::Mat edges;
     const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3));
     // Thresholds in 3x3 Sobel units (L1 norm): a card edge of ~90 grey
     // levels, spread over three pixels by the downscale, gives ~250.
-    for (auto [lo, hi] : {std::pair{60.0, 160.0}, std::pair{30.0, 80.0}}) {
+    const std::pair<double, double> sensitivities[] = {{60.0, 160.0}, {30.0, 80.0}};
+    for (auto [lo, hi] : sensitivities) {
         cv::Canny(gx, gy, edges, lo, hi, false);
-        cv::dilate(edges, edges, kernel);  // close one-pixel gaps (rounded corners, noise)
         std::vector<std::vector<cv::Point>> contours;
+        // Straight edges first, from the thin edges (before closing gaps).
+        cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
+        const float min_segment = float(std::max(8.0, min_side_small * 0.3));
+        auto lines = merge_collinear(straight_segments(contours, min_segment), float(min_side_small));
+        lines.erase(std::remove_if(lines.begin(), lines.end(),
+                                   [&](const EdgeLine &l) { return l.length() < min_side_small * 0.5; }),
+                    lines.end());
+        if (lines.size() > 120) {
+            std::nth_element(lines.begin(), lines.begin() + 120, lines.end(),
+                             [](const EdgeLine &a, const EdgeLine &b) { return a.length() > b.length(); });
+            lines.resize(120);
+        }
+        std::vector<std::pair<Quad, bool>> hypotheses;
+        quads_from_corners(lines, find_corners(lines), hypotheses);
+        for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
+
+        // Closed outlines.
+        cv::dilate(edges, edges, kernel);  // close one-pixel gaps (rounded corners, noise)
+        contours.clear();
         cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
         for (const auto &c : contours) {
-            cv::Rect box = cv::boundingRect(c);
-            if (box.width < min_side_small || box.height < min_side_small * 0.5) continue;
-            auto q = quad_from_contour(c);
-            if (!q) continue;
-            if (min_side(*q) < min_side_small * 0.5) continue;
-            double area = quad_area(*q);
-            if (area > max_area) continue;
-            Quad fq = scale_quad(*q, inv, offset);
-            if (!card_shaped(fq, full, focal_px)) continue;
-            const double support = edge_support(gx, gy, *q);
-            if (support < 0.65) continue;
-            // Rank by support times size: the card beats the portrait and
-            // the printed boxes inside it, which are as well supported.
-            const double rank = support * std::sqrt(area / max_area);
-            if (!best || rank > best_rank) {
-                best = Detection{fq, support, 3.0f * inv};
-                best_rank = rank;
-            }
+            const cv::Rect box = cv::boundingRect(c);
+            if (box.width < min_width_small * 0.8 || box.height < min_side_small) continue;
+            if (auto q = quad_from_contour(c)) consider(*q, false);
         }
         if (best && best->score > 0.85) break;
     }
+    if (held && best && best->quad == held->quad) best->incumbent = true;
     return best;
 }
 

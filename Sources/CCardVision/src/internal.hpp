@@ -109,11 +109,13 @@ struct Detection {
     Quad quad;          // full-resolution pixels, coarse (from the small image)
     double score = 0;   // edge support 0..1
     float pixel_error;  // expected corner error in full-resolution pixels
+    bool incumbent = false;  // the quad passed in won
 };
 // Searches roi of luma (downscaled so its long side is long_side) for the
-// most card-like quad.
+// most card-like quad. An incumbent (the card being tracked) competes with
+// what is found.
 std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long_side,
-                                     double focal_px);
+                                     double focal_px, const Quad *incumbent = nullptr);
 
 // ---- refine.cpp ---------------------------------------------------------
 struct Refinement {

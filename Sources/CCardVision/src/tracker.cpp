@@ -93,6 +93,18 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
             found = search(luma, roi, focal);
         }
     }
+    if (found && ++since_recheck_ >= kRecheckFrames) {
+        // Edge tracking follows whatever edges it was given: if it started
+        // on (or slid onto) a box printed on the card, nothing pulls it
+        // back. Now and then the neighbourhood is searched afresh, and a
+        // better-ranked quad (the whole card) replaces the tracked one.
+        since_recheck_ = 0;
+        cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(found->quad.begin(), found->quad.end()));
+        const int mx = box.width * 2 / 5, my = box.height * 2 / 5;
+        const cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
+        if (auto d = detect_card(luma, roi, config_.detect_long_side, focal, &found->quad); d && !d->incumbent)
+            if (auto better = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) found = better;
+    }
     if (!found) {
         out.searched_full_frame = 1;
         found = search(luma, cv::Rect(0, 0, size.width, size.height), focal);

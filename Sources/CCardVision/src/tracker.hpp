@@ -38,6 +38,8 @@ private:
     bool tracking_ = false;
     Quad quad_{}, prev_quad_{};
     bool has_prev_quad_ = false;
+    static constexpr int kRecheckFrames = 8;
+    int since_recheck_ = 0;
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
     cv::Mat luma_scratch_;
