@@ -49,7 +49,8 @@ let package = Package(
                 cxxSettings: [.unsafeFlags(["-O2"])],
                 linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CCardRender", dependencies: ["COpenCV"],
-                cxxSettings: [.unsafeFlags(["-O2"])]),
+                cxxSettings: [.unsafeFlags(["-O2"])],
+                linkerSettings: [.linkedLibrary("jpeg")]),  // photographs for harder scenes (issue 12)
 
         .target(name: "HKIDLiveness", dependencies: [
             "CCardVision",

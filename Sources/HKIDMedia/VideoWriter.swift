@@ -1,7 +1,8 @@
 import CGStreamer
 import Foundation
 
-/// Encodes I420 frames to H.264 in an MP4 through `appsrc ! x264enc ! mp4mux`.
+/// Encodes I420 frames to H.264 in an MP4 through `appsrc ! x264enc ! mp4mux`
+/// (or to MPEG-4 part 2 through libav's encoder, as older phones record).
 ///
 /// The file appears under its final name only after the muxer has written
 /// its index at end of stream: frames go to a temporary file beside it, which
@@ -18,6 +19,18 @@ public final class VideoWriter {
         public var preset: String = "medium"
         /// One encoder thread makes the output byte-identical from run to run.
         public var deterministic: Bool = false
+        /// The codec in the MP4.
+        public var codec: Codec = .h264
+        /// GStreamer colorimetry of the frames (e.g. "bt601" for limited-range
+        /// BT.601, "1:4:0:0" for full range); the encoder writes it into the
+        /// stream. nil leaves it to GStreamer's default for the frame size.
+        public var colorimetry: String?
+
+        public enum Codec: String, Sendable {
+            case h264
+            /// MPEG-4 part 2 (Simple Profile), as older phones and cameras record.
+            case mpeg4
+        }
 
         public init(width: Int, height: Int, framesPerSecond: Int) {
             self.width = width
@@ -54,12 +67,23 @@ public final class VideoWriter {
         self.settings = settings
         temporaryPath = (folder as NSString).appendingPathComponent(".\((path as NSString).lastPathComponent).\(getpid()).partial")
 
-        let caps = "video/x-raw,format=I420,width=\(settings.width),height=\(settings.height),framerate=\(settings.framesPerSecond)/1"
+        var caps = "video/x-raw,format=I420,width=\(settings.width),height=\(settings.height),framerate=\(settings.framesPerSecond)/1"
+        if let colorimetry = settings.colorimetry { caps += ",colorimetry=(string)\(colorimetry)" }
         let threads = settings.deterministic ? "threads=1 sliced-threads=false" : ""
+        let encoder: String
+        switch settings.codec {
+        case .h264:
+            encoder = """
+                x264enc name=enc bitrate=\(settings.bitrate) speed-preset=\(settings.preset) key-int-max=\(settings.framesPerSecond * 2) \(threads) \
+                ! video/x-h264,profile=high ! h264parse
+                """
+        case .mpeg4:
+            let libavThreads = settings.deterministic ? "threads=1" : ""
+            encoder = "avenc_mpeg4 name=enc bitrate=\(settings.bitrate * 1000) gop-size=\(settings.framesPerSecond * 2) \(libavThreads) ! mpeg4videoparse"
+        }
         let text = """
             appsrc name=src format=time block=true caps=\(caps) \
-            ! x264enc name=enc bitrate=\(settings.bitrate) speed-preset=\(settings.preset) key-int-max=\(settings.framesPerSecond * 2) \(threads) \
-            ! video/x-h264,profile=high ! h264parse ! mp4mux faststart=true ! filesink name=out
+            ! \(encoder) ! mp4mux faststart=true ! filesink name=out
             """
         var error: UnsafeMutablePointer<GError>?
         guard let parsed = gst_parse_launch(text, &error), error == nil, let bin = hk_as_bin(parsed),

@@ -9,6 +9,8 @@ struct SampleGenerator {
     let name: String
     /// Encoder bit rate, kbit/s: webcam-like compression, small files.
     var bitrate = 700
+    /// Folder the scenario's photo paths are relative to.
+    var baseDirectory = "."
 
     struct Output {
         var video: String
@@ -24,12 +26,28 @@ struct SampleGenerator {
             throw ScenarioError(path: name, reason: "the renderer could not start (\(status))")
         }
         defer { cr_renderer_destroy(renderer) }
+        let photos: [(String?, cr_photo_slot, String)] = [
+            (scenario.photos.background, CR_PHOTO_BACKGROUND, "photos.background"),
+            (scenario.photos.paper, CR_PHOTO_PAPER, "photos.paper"),
+            (scenario.photos.portrait, CR_PHOTO_PORTRAIT, "photos.portrait"),
+        ]
+        for case let (path?, slot, key) in photos {
+            let resolved = path.hasPrefix("/") ? path : baseDirectory + "/" + path
+            guard cr_renderer_set_photo(renderer, slot, resolved) == CR_OK else {
+                throw ScenarioError(path: name, reason: "\(key): \(resolved) could not be read as a JPEG")
+            }
+        }
 
         let videoPath = folder + "/" + name + ".mp4"
         var settings = VideoWriter.Settings(width: width, height: height, framesPerSecond: scenario.fps)
         settings.bitrate = bitrate
         settings.preset = "slow"
         settings.deterministic = true
+        settings.codec = scenario.encode.codec == "mpeg4" ? .mpeg4 : .h264
+        // Limited-range frames say so in the stream, as a phone's do; full
+        // range keeps GStreamer's default caps, so the original samples
+        // encode exactly as before.
+        if scenario.encode.range == "limited" { settings.colorimetry = "bt601" }
         let writer = try VideoWriter(path: videoPath, settings: settings)
 
         var y = [UInt8](repeating: 0, count: width * height)
@@ -110,6 +128,17 @@ struct SampleGenerator {
         scene.noise_sigma = effects.noise
         scene.blur_sigma = effects.blur
         scene.brightness = effects.brightness
+        scene.inner_frames = effects.inner_frames ? 1 : 0
+        scene.background_lift = scenario.photos.background_lift
+        scene.limited_range = scenario.encode.range == "limited" ? 1 : 0
+        withUnsafeMutableBytes(of: &scene.hands) { raw in
+            let parts = raw.bindMemory(to: cr_hand_part.self)
+            for (index, part) in effects.hands.prefix(parts.count).enumerated() {
+                parts[index] = cr_hand_part(kind: part.kind == "palm" ? CR_HAND_PALM : CR_HAND_THUMB,
+                                            edge: Self.edge(part.edge), pos: part.pos, width_mm: part.width,
+                                            reach_mm: part.reach)
+            }
+        }
         // The camera shakes a little with the person holding the card.
         scene.background_dx = sin(t * 1.3) * 1.5
         scene.background_dy = cos(t * 1.1) * 1.0
@@ -135,7 +164,7 @@ struct SampleGenerator {
         }
         if let thumb = effects.thumb {
             scene.thumb = 1
-            scene.thumb_edge = ["top": CR_EDGE_TOP, "right": CR_EDGE_RIGHT, "left": CR_EDGE_LEFT][thumb.edge] ?? CR_EDGE_BOTTOM
+            scene.thumb_edge = Self.edge(thumb.edge)
             scene.thumb_pos = thumb.pos
             scene.thumb_width_mm = thumb.width
             scene.thumb_reach_mm = thumb.reach
@@ -155,6 +184,10 @@ struct SampleGenerator {
         }
         let length = longest * 0.5
         return length < 1.5 ? (0, 0) : (length, atan2(dy, dx) * 180 / .pi)
+    }
+
+    static func edge(_ name: String) -> cr_edge {
+        ["top": CR_EDGE_TOP, "right": CR_EDGE_RIGHT, "left": CR_EDGE_LEFT][name] ?? CR_EDGE_BOTTOM
     }
 
     static func round2(_ value: Float) -> Double { (Double(value) * 100).rounded() / 100 }

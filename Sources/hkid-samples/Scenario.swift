@@ -20,6 +20,10 @@ struct Scenario: Decodable {
     var moves: [Move]
     var hand: Hand = Hand()
     var effects: Effects = Effects()
+    /// Photographs instead of the procedural drawings (harder scenes).
+    var photos: Photos = Photos()
+    /// How the video is encoded.
+    var encode: Encode = Encode()
     var expect: Expected
 
     struct Pose: Decodable {
@@ -69,6 +73,40 @@ struct Scenario: Decodable {
         var thumb: Thumb?
         /// Times during which no card is in the picture at all.
         var hidden: [Window] = []
+        /// More of the hand: thumbs over and palms behind any edge.
+        var hands: [HandPart] = []
+        /// Bold printed boxes on the face: the portrait frame and an inset border.
+        var inner_frames: Bool = false
+    }
+
+    /// A thumb lying on the card over an edge, or a palm behind the card
+    /// sticking out past an edge (skin touching the card's outline).
+    struct HandPart: Decodable {
+        var kind: String = "thumb"
+        var edge: String = "bottom"
+        var pos: Double = 0.5
+        /// Thumb: its width, mm. Palm: its extent along the edge, mm.
+        var width: Double = 18
+        /// Thumb: how far onto the card, mm. Palm: how far past the edge, mm.
+        var reach: Double = 9
+    }
+
+    /// JPEG files, relative to the scenario file.
+    struct Photos: Decodable {
+        var background: String?
+        /// 0...0.95: the background's levels squeezed towards white (a light desk).
+        var background_lift: Double = 0
+        /// The card face's paper: the printing goes over the photograph.
+        var paper: String?
+        /// The holder's photograph in the portrait boxes.
+        var portrait: String?
+    }
+
+    struct Encode: Decodable {
+        /// "h264" (x264) or "mpeg4" (MPEG-4 part 2).
+        var codec: String = "h264"
+        /// "full" (0-255, as the original samples) or "limited" (16-235, as phones record).
+        var range: String = "full"
     }
 
     struct Window: Decodable {
@@ -105,6 +143,8 @@ struct Scenario: Decodable {
     var height: Int { size[1] }
     var duration: Double { moves.reduce(0) { $0 + ($1.hold ?? $1.over ?? 0) } }
 
+    static let edges = ["top", "right", "bottom", "left"]
+
     static func load(_ path: String) throws -> Scenario {
         let text = try String(contentsOfFile: path, encoding: .utf8)
         return try ScenarioDecoder.decode(text, path: path)
@@ -121,6 +161,26 @@ struct Scenario: Decodable {
             throw fail("move \(index + 1) must have either hold or to")
         }
         guard duration > 0 else { throw fail("the moves add up to no time") }
+        if let thumb = effects.thumb, !Self.edges.contains(thumb.edge) {
+            throw fail("effects.thumb.edge must be top, right, bottom or left")
+        }
+        guard effects.hands.count <= 4 else { throw fail("effects.hands has at most 4 parts") }
+        for (index, part) in effects.hands.enumerated() {
+            let key = "effects.hands[\(index)]"
+            guard ["thumb", "palm"].contains(part.kind) else { throw fail("\(key).kind must be thumb or palm") }
+            guard Self.edges.contains(part.edge) else { throw fail("\(key).edge must be top, right, bottom or left") }
+            guard (-0.5...1.5).contains(part.pos) else { throw fail("\(key).pos must be -0.5...1.5") }
+            let thumb = part.kind == "thumb"
+            guard part.width > (thumb ? 0 : 1), part.width < (thumb ? 60 : 150) else {
+                throw fail("\(key).width must be \(thumb ? "0...60" : "1...150") mm")
+            }
+            guard part.reach >= (thumb ? 0 : 1), part.reach < (thumb ? 60 : 150) else {
+                throw fail("\(key).reach must be \(thumb ? "0...60" : "1...150") mm")
+            }
+        }
+        guard (0...0.95).contains(photos.background_lift) else { throw fail("photos.background_lift must be 0...0.95") }
+        guard ["h264", "mpeg4"].contains(encode.codec) else { throw fail("encode.codec must be h264 or mpeg4") }
+        guard ["full", "limited"].contains(encode.range) else { throw fail("encode.range must be full or limited") }
     }
 }
 
@@ -139,7 +199,9 @@ private extension KeyedDecodingContainer {
 }
 
 extension Scenario {
-    private enum CodingKeys: String, CodingKey { case card, description, size, fps, seed, hfov, pose, moves, hand, effects, expect }
+    private enum CodingKeys: String, CodingKey {
+        case card, description, size, fps, seed, hfov, pose, moves, hand, effects, photos, encode, expect
+    }
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         card = try c.decode(String.self, forKey: .card)
@@ -152,6 +214,8 @@ extension Scenario {
         moves = try c.decode([Move].self, forKey: .moves)
         hand = try c.decode(.hand, or: Hand())
         effects = try c.decode(.effects, or: Effects())
+        photos = try c.decode(.photos, or: Photos())
+        encode = try c.decode(.encode, or: Encode())
         expect = try c.decode(Expected.self, forKey: .expect)
     }
 }
@@ -175,13 +239,44 @@ extension Scenario.Hand {
 }
 
 extension Scenario.Effects {
-    private enum CodingKeys: String, CodingKey { case noise, blur, specular, motion_blur, brightness, glare, thumb, hidden }
+    private enum CodingKeys: String, CodingKey {
+        case noise, blur, specular, motion_blur, brightness, glare, thumb, hidden, hands, inner_frames
+    }
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         noise = try c.decode(.noise, or: 2.0); blur = try c.decode(.blur, or: 0); specular = try c.decode(.specular, or: 0.5)
         motion_blur = try c.decode(.motion_blur, or: true); brightness = try c.decode(.brightness, or: 1)
         glare = try c.decode(.glare, or: []); thumb = try c.decodeIfPresent(Scenario.Thumb.self, forKey: .thumb)
         hidden = try c.decode(.hidden, or: [])
+        hands = try c.decode(.hands, or: []); inner_frames = try c.decode(.inner_frames, or: false)
+    }
+}
+
+extension Scenario.HandPart {
+    private enum CodingKeys: String, CodingKey { case kind, edge, pos, width, reach }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        kind = try c.decode(.kind, or: "thumb"); edge = try c.decode(.edge, or: "bottom"); pos = try c.decode(.pos, or: 0.5)
+        width = try c.decode(.width, or: 18); reach = try c.decode(.reach, or: 9)
+    }
+}
+
+extension Scenario.Photos {
+    private enum CodingKeys: String, CodingKey { case background, background_lift, paper, portrait }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        background = try c.decodeIfPresent(String.self, forKey: .background)
+        background_lift = try c.decode(.background_lift, or: 0)
+        paper = try c.decodeIfPresent(String.self, forKey: .paper)
+        portrait = try c.decodeIfPresent(String.self, forKey: .portrait)
+    }
+}
+
+extension Scenario.Encode {
+    private enum CodingKeys: String, CodingKey { case codec, range }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        codec = try c.decode(.codec, or: "h264"); range = try c.decode(.range, or: "full")
     }
 }
 

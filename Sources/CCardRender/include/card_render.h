@@ -18,7 +18,15 @@
  * card coordinates (x right, y down, mm, origin at the card centre).
  *
  * Plain C, opaque handle, no global state; one renderer per thread.
- * YUV output is full-range (JPEG) BT.601, like a UVC webcam's decoded MJPEG.
+ * YUV output is full-range (JPEG) BT.601, like a UVC webcam's decoded MJPEG,
+ * unless the scene asks for limited range (what phones and x264 produce).
+ *
+ * Harder scenes (issue 12), all off by default so that existing scenes
+ * render the same bytes: real photographs as the background, the card's
+ * paper or its portrait (cr_renderer_set_photo); hand parts that cover or
+ * touch any edge (cr_scene.hands); bold printed inner boxes (the portrait
+ * frame and an inset border with nearly the card's aspect); a background
+ * lifted towards white (a light desk); limited-range YUV.
  */
 #ifndef CARD_RENDER_H
 #define CARD_RENDER_H
@@ -35,6 +43,7 @@ typedef enum cr_status {
     CR_ERR_NULL = -1,
     CR_ERR_SIZE = -2,      /* frame size zero, odd (I420), > 8192, or a stride too small */
     CR_ERR_ARG = -3,       /* a scene or overlay value out of range */
+    CR_ERR_IO = -4,        /* a photograph could not be read or decoded as JPEG */
     CR_ERR_INTERNAL = -99
 } cr_status;
 
@@ -44,6 +53,23 @@ typedef enum cr_card_type {
 } cr_card_type;
 
 typedef enum cr_edge { CR_EDGE_TOP = 0, CR_EDGE_RIGHT = 1, CR_EDGE_BOTTOM = 2, CR_EDGE_LEFT = 3 } cr_edge;
+
+typedef enum cr_hand_kind {
+    CR_HAND_NONE = 0,
+    CR_HAND_THUMB = 1,     /* lies on the card over the edge (like cr_scene.thumb) */
+    CR_HAND_PALM = 2       /* behind the card, sticking out past the edge: skin that touches the card's outline */
+} cr_hand_kind;
+
+/* One part of the hand holding the card, in card millimetres. */
+typedef struct cr_hand_part {
+    cr_hand_kind kind;
+    cr_edge edge;
+    double pos;            /* centre along the edge, 0..1 in reading direction */
+    double width_mm;       /* thumb: its width (default 18); palm: its extent along the edge (1..150) */
+    double reach_mm;       /* thumb: how far onto the card (0..60); palm: how far it sticks out past the edge (1..150) */
+} cr_hand_part;
+
+#define CR_MAX_HAND_PARTS 4
 
 /* One frame's scene. Start from cr_scene_default and change what you need. */
 typedef struct cr_scene {
@@ -73,6 +99,15 @@ typedef struct cr_scene {
     double thumb_reach_mm;      /* how far it reaches onto the card from the edge; default 10 */
 
     double background_dx, background_dy; /* background shift in pixels (camera shake); default 0 */
+
+    /* ---- harder scenes (issue 12); the defaults change nothing ---- */
+    cr_hand_part hands[CR_MAX_HAND_PARTS]; /* more hand parts; kind CR_HAND_NONE = unused (default) */
+    int inner_frames;           /* 1 = bold printed boxes on the face: a dark frame around the large
+                                   portrait and a border line 2.5 mm inside the card's edge; default 0 */
+    double background_lift;     /* 0..0.95: lifts the background towards white (a light desk), 0 = as drawn */
+    int limited_range;          /* 1 = cr_render_i420 writes limited-range BT.601 (Y 16..235, C 16..240) as
+                                   phones and x264 do; truth.glare_fraction still counts rendered luma >= 250
+                                   before the range is squeezed; default 0 */
 } cr_scene;
 
 void cr_scene_default(cr_scene *scene);
@@ -92,6 +127,18 @@ typedef struct cr_renderer cr_renderer;
 /* A renderer with its own seed (noise, background, portrait details). */
 cr_renderer *cr_renderer_create(uint64_t seed, int *err);
 void cr_renderer_destroy(cr_renderer *renderer);
+
+typedef enum cr_photo_slot {
+    CR_PHOTO_BACKGROUND = 0,   /* the desk: the photograph covers the frame (scaled, centre-cropped) */
+    CR_PHOTO_PAPER = 1,        /* the card face's paper: the printing (text, portraits) goes over the photograph */
+    CR_PHOTO_PORTRAIT = 2      /* the holder's photograph in both portrait boxes instead of the cartoon */
+} cr_photo_slot;
+
+/* Uses a photograph (a JPEG file) for one slot of this renderer's frames
+ * from now on; path NULL or "" returns to the procedural drawing.
+ * CR_ERR_IO when the file cannot be read or is not a JPEG (the slot is
+ * then unchanged). */
+cr_status cr_renderer_set_photo(cr_renderer *renderer, cr_photo_slot slot, const char *path);
 
 /* Renders the scene as BGR (3 bytes per pixel, stride >= 3 * width). truth may be NULL. */
 cr_status cr_render_bgr(cr_renderer *renderer, const cr_scene *scene, uint8_t *bgr, int stride,

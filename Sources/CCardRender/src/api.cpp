@@ -15,6 +15,19 @@ using namespace cardrender;
 
 static constexpr int kMaxSide = 8192;
 
+static bool hands_valid(const cr_scene &s) {
+    for (const cr_hand_part &p : s.hands) {
+        if (p.kind == CR_HAND_NONE) continue;
+        if (p.kind != CR_HAND_THUMB && p.kind != CR_HAND_PALM) return false;
+        if (p.edge < CR_EDGE_TOP || p.edge > CR_EDGE_LEFT || !std::isfinite(p.pos) || p.pos < -0.5 || p.pos > 1.5)
+            return false;
+        const bool thumb = p.kind == CR_HAND_THUMB;
+        if (!(p.width_mm > (thumb ? 0 : 1) && p.width_mm < (thumb ? 60 : 150))) return false;
+        if (!(p.reach_mm >= (thumb ? 0 : 1) && p.reach_mm < (thumb ? 60 : 150))) return false;
+    }
+    return true;
+}
+
 static bool scene_valid(const cr_scene &s) {
     auto finite = [](double v) { return std::isfinite(v); };
     return s.width > 0 && s.height > 0 && s.width <= kMaxSide && s.height <= kMaxSide && s.hfov_deg >= 10 &&
@@ -26,7 +39,9 @@ static bool scene_valid(const cr_scene &s) {
            s.glare_radius_mm >= 0 && s.glare_radius_mm <= 100 && finite(s.glare_u) && finite(s.glare_v) &&
            finite(s.glare_strength) && s.thumb_edge >= CR_EDGE_TOP && s.thumb_edge <= CR_EDGE_LEFT &&
            finite(s.thumb_pos) && s.thumb_width_mm > 0 && s.thumb_width_mm < 60 && s.thumb_reach_mm >= 0 &&
-           s.thumb_reach_mm < 60 && std::abs(s.background_dx) < 60 && std::abs(s.background_dy) < 60;
+           s.thumb_reach_mm < 60 && std::abs(s.background_dx) < 60 && std::abs(s.background_dy) < 60 &&
+           hands_valid(s) && (s.inner_frames == 0 || s.inner_frames == 1) && s.background_lift >= 0 &&
+           s.background_lift <= 0.95 && (s.limited_range == 0 || s.limited_range == 1);
 }
 
 extern "C" {
@@ -67,6 +82,16 @@ cr_renderer *cr_renderer_create(uint64_t seed, int *err) {
 
 void cr_renderer_destroy(cr_renderer *r) { delete r; }
 
+cr_status cr_renderer_set_photo(cr_renderer *r, cr_photo_slot slot, const char *path) {
+    if (!r) return CR_ERR_NULL;
+    if (slot != CR_PHOTO_BACKGROUND && slot != CR_PHOTO_PAPER && slot != CR_PHOTO_PORTRAIT) return CR_ERR_ARG;
+    try {
+        return r->impl.set_photo(slot, path);
+    } catch (...) {
+        return CR_ERR_INTERNAL;
+    }
+}
+
 cr_status cr_render_bgr(cr_renderer *r, const cr_scene *s, uint8_t *bgr, int stride, cr_truth *truth) {
     if (!r || !s || !bgr) return CR_ERR_NULL;
     if (!scene_valid(*s)) return CR_ERR_ARG;
@@ -94,9 +119,18 @@ cr_status cr_render_i420(cr_renderer *r, const cr_scene *s, uint8_t *y, int ys, 
         cr_status st = r->impl.render(*s, frame, truth);
         if (st != CR_OK) return st;
         // Full-range BT.601 (JPEG) Y'CbCr, chroma averaged over 2x2.
-        const cv::Matx34f m(0.114f, 0.587f, 0.299f, 0.f,
-                            0.5f, -0.331264f, -0.168736f, 128.f,
-                            -0.081312f, -0.418688f, 0.5f, 128.f);
+        cv::Matx34f m(0.114f, 0.587f, 0.299f, 0.f,
+                      0.5f, -0.331264f, -0.168736f, 128.f,
+                      -0.081312f, -0.418688f, 0.5f, 128.f);
+        if (s->limited_range) {
+            // Studio swing: Y' = 16 + 219/255 Y, C = 128 + 224/255 (C - 128).
+            for (int c = 0; c < 3; ++c) {
+                m(0, c) *= 219.f / 255.f;
+                m(1, c) *= 224.f / 255.f;
+                m(2, c) *= 224.f / 255.f;
+            }
+            m(0, 3) = 16.f;
+        }
         cv::Mat yuv;
         cv::transform(frame, yuv, m);
         cv::Mat planes[3];

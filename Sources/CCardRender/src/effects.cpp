@@ -34,19 +34,76 @@ void add_glare(cv::Mat &face, double ppm, const cr_scene &s) {
     }
 }
 
-void add_thumb(cv::Mat &frame, const Camera &cam, const cr_scene &s) {
+// Skin over the frame where mask is set, darker towards the outline (a
+// rounded finger or palm); a is the mask's coverage.
+static void paint_skin(cv::Mat &frame, const cv::Mat &mask, float rounding_px) {
+    cv::Mat inner;
+    cv::distanceTransform(mask > 128, inner, cv::DIST_L2, 3);
+    const cv::Vec3f skin(120, 150, 205);
+    for (int y = 0; y < frame.rows; ++y) {
+        const uint8_t *m = mask.ptr<uint8_t>(y);
+        const float *d = inner.ptr<float>(y);
+        cv::Vec3b *o = frame.ptr<cv::Vec3b>(y);
+        for (int x = 0; x < frame.cols; ++x) {
+            if (!m[x]) continue;
+            const float shade = 0.7f + 0.3f * std::min(1.f, d[x] / rounding_px);
+            const float a = m[x] / 255.f;
+            for (int c = 0; c < 3; ++c) o[x][c] = cv::saturate_cast<uint8_t>(o[x][c] * (1 - a) + skin[c] * shade * a);
+        }
+    }
+}
+
+// In the card plane: where an edge is (origin at pos along it), the
+// direction along it in reading order, and the direction into the card.
+static void edge_frame(cr_edge edge, double pos, cv::Point2d &origin, cv::Point2d &along, cv::Point2d &inward) {
+    const double hw = kCardWidthMm / 2, hh = kCardHeightMm / 2;
+    switch (edge) {
+    case CR_EDGE_TOP: origin = {-hw + pos * kCardWidthMm, -hh}; along = {1, 0}; inward = {0, 1}; break;
+    case CR_EDGE_RIGHT: origin = {hw, -hh + pos * kCardHeightMm}; along = {0, 1}; inward = {-1, 0}; break;
+    case CR_EDGE_BOTTOM: origin = {-hw + pos * kCardWidthMm, hh}; along = {1, 0}; inward = {0, -1}; break;
+    default: origin = {-hw, -hh + pos * kCardHeightMm}; along = {0, 1}; inward = {1, 0}; break;
+    }
+}
+
+void add_palm(cv::Mat &frame, const Camera &cam, const cr_hand_part &part) {
+    // A rounded slab in the card plane from 15 mm behind the edge (hidden by
+    // the card) to reach_mm past it, width_mm along it, with round outer
+    // corners; it touches the card's outline over its whole width.
+    cv::Point2d origin, along, inward;
+    edge_frame(part.edge, part.pos, origin, along, inward);
+    const double half = part.width_mm / 2, reach = part.reach_mm;
+    const double r = std::min(half, reach) * 0.6;  // outer corner radius
+    std::vector<cv::Point2d> outline;
+    outline.push_back(origin - along * half + inward * 15.0);
+    for (int i = 0; i <= 8; ++i) {  // outer corner on the -along side
+        const double a = kPi / 2 * i / 8;
+        outline.push_back(origin - inward * (reach - r) - along * (half - r) - inward * (r * std::sin(a)) -
+                          along * (r * std::cos(a)));
+    }
+    for (int i = 8; i >= 0; --i) {  // and on the +along side
+        const double a = kPi / 2 * i / 8;
+        outline.push_back(origin - inward * (reach - r) + along * (half - r) - inward * (r * std::sin(a)) +
+                          along * (r * std::cos(a)));
+    }
+    outline.push_back(origin + along * half + inward * 15.0);
+    std::vector<cv::Point> px;
+    for (auto &p : outline) {
+        cv::Point2d q;
+        if (!cam.project(p.x, p.y, q)) return;
+        px.emplace_back(int(std::lround(q.x * 16)), int(std::lround(q.y * 16)));
+    }
+    cv::Mat mask(frame.size(), CV_8UC1, cv::Scalar(0));
+    cv::fillPoly(mask, std::vector<std::vector<cv::Point>>{px}, cv::Scalar(255), cv::LINE_AA, 4);
+    paint_skin(frame, mask, 30.f);
+}
+
+void add_thumb(cv::Mat &frame, const Camera &cam, cr_edge edge, double pos, double width_mm, double reach_mm) {
     // In the card plane: along the edge (a), inward from the edge (n). The
     // thumb runs from 35 mm outside the card to reach_mm inside, with a
     // round tip; it lies on the card, so it is projected like the card.
-    const double hw = kCardWidthMm / 2, hh = kCardHeightMm / 2;
     cv::Point2d origin, along, inward;
-    switch (s.thumb_edge) {
-    case CR_EDGE_TOP: origin = {-hw + s.thumb_pos * kCardWidthMm, -hh}; along = {1, 0}; inward = {0, 1}; break;
-    case CR_EDGE_RIGHT: origin = {hw, -hh + s.thumb_pos * kCardHeightMm}; along = {0, 1}; inward = {-1, 0}; break;
-    case CR_EDGE_BOTTOM: origin = {-hw + s.thumb_pos * kCardWidthMm, hh}; along = {1, 0}; inward = {0, -1}; break;
-    default: origin = {-hw, -hh + s.thumb_pos * kCardHeightMm}; along = {0, 1}; inward = {1, 0}; break;
-    }
-    const double r = s.thumb_width_mm / 2, tip = s.thumb_reach_mm - r;
+    edge_frame(edge, pos, origin, along, inward);
+    const double r = width_mm / 2, tip = reach_mm - r;
     std::vector<cv::Point2d> outline;
     outline.push_back(origin - along * r - inward * 35.0);
     for (int i = 0; i <= 16; ++i) {  // rounded tip
@@ -63,21 +120,7 @@ void add_thumb(cv::Mat &frame, const Camera &cam, const cr_scene &s) {
     const std::vector<std::vector<cv::Point>> polys{px};
     cv::Mat mask(frame.size(), CV_8UC1, cv::Scalar(0));
     cv::fillPoly(mask, polys, cv::Scalar(255), cv::LINE_AA, 4);
-    // Skin shading: darker towards the outline (a rounded finger).
-    cv::Mat inner;
-    cv::distanceTransform(mask > 128, inner, cv::DIST_L2, 3);
-    const cv::Vec3f skin(120, 150, 205);
-    for (int y = 0; y < frame.rows; ++y) {
-        const uint8_t *m = mask.ptr<uint8_t>(y);
-        const float *d = inner.ptr<float>(y);
-        cv::Vec3b *o = frame.ptr<cv::Vec3b>(y);
-        for (int x = 0; x < frame.cols; ++x) {
-            if (!m[x]) continue;
-            const float shade = 0.7f + 0.3f * std::min(1.f, d[x] / 12.f);
-            const float a = m[x] / 255.f;
-            for (int c = 0; c < 3; ++c) o[x][c] = cv::saturate_cast<uint8_t>(o[x][c] * (1 - a) + skin[c] * shade * a);
-        }
-    }
+    paint_skin(frame, mask, 12.f);
     // The nail, a paler rounded patch near the tip.
     cv::Point2d nail_c, nail_e;
     if (cam.project(origin.x + inward.x * (tip - r * 0.1), origin.y + inward.y * (tip - r * 0.1), nail_c) &&

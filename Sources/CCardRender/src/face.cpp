@@ -72,8 +72,9 @@ void text(cv::Mat &face, const Mm &mm, const std::string &s, double x, double y,
                 cv::LINE_AA);
 }
 
-// A cartoon head and shoulders filling box (pixels), photo-booth style.
-void portrait(cv::Mat &face, cv::Rect box, cv::RNG &rng, bool ghost) {
+// A cartoon head and shoulders filling box (pixels), photo-booth style, or
+// the given photograph.
+void portrait(cv::Mat &face, cv::Rect box, cv::RNG &rng, bool ghost, const cv::Mat *photo) {
     cv::Mat p(box.size(), CV_8UC3, cv::Scalar(225, 212, 200));  // pale studio backdrop
     const double w = box.width, h = box.height;
     const cv::Scalar skin(105 + rng.uniform(0, 30), 150 + rng.uniform(0, 25), 200 + rng.uniform(0, 30));
@@ -120,6 +121,7 @@ void portrait(cv::Mat &face, cv::Rect box, cv::RNG &rng, bool ghost) {
              std::max(1, int(a * 0.03)), cv::LINE_AA);
     // A photo is never perfectly crisp.
     cv::GaussianBlur(p, p, cv::Size(0, 0), std::max(0.6, w * 0.006));
+    if (photo) p = cover(*photo, box.size());  // the random draws above still happen: the rest stays the same
     if (ghost) {
         // The small second portrait is printed faintly.
         cv::Mat gray;
@@ -131,9 +133,26 @@ void portrait(cv::Mat &face, cv::Rect box, cv::RNG &rng, bool ghost) {
     cv::rectangle(face, box, cv::Scalar(120, 110, 110), 1, cv::LINE_AA);
 }
 
+// Bold printed boxes that a detector must not take for the card: a dark
+// frame just outside the large portrait (its box passes a quadrilateral test
+// once perspective is allowed) and a border line 2.5 mm inside the card's
+// edge, whose aspect (1.64) is nearly the card's (1.586).
+void inner_frames(cv::Mat &face, const Mm &mm, cv::Rect portrait_box) {
+    const cv::Scalar dark(55, 40, 40);
+    const int k = 16;  // 1/16 px fixed point, like Mm
+    const double gap = 0.8 * mm.ppm, line = std::max(1.0, 0.5 * mm.ppm);
+    cv::rectangle(face,
+                  cv::Point(int(std::lround((portrait_box.x - gap) * k)), int(std::lround((portrait_box.y - gap) * k))),
+                  cv::Point(int(std::lround((portrait_box.br().x - 1 + gap) * k)),
+                            int(std::lround((portrait_box.br().y - 1 + gap) * k))),
+                  dark, int(std::lround(line)), cv::LINE_AA, kShift);
+    cv::rectangle(face, mm(2.5, 2.5), mm(kCardWidthMm - 2.5, kCardHeightMm - 2.5), dark,
+                  std::max(1, int(std::lround(0.45 * mm.ppm))), cv::LINE_AA, kShift);
+}
+
 }  // namespace
 
-cv::Mat draw_card_face(cr_card_type type, double ppm, uint64_t seed) {
+cv::Mat draw_card_face(cr_card_type type, double ppm, uint64_t seed, const FaceOptions &options) {
     const cv::Size size(int(std::lround(kCardWidthMm * ppm)), int(std::lround(kCardHeightMm * ppm)));
     const Palette pal = palette(type);
     const Mm mm{ppm};
@@ -144,6 +163,9 @@ cv::Mat draw_card_face(cr_card_type type, double ppm, uint64_t seed) {
         face.row(y).setTo(pal.paper_top * (1 - t) + pal.paper_bottom * t);
     }
     guilloche(face, mm, pal, rng);
+    // A photographic card: the picture replaces paper and guilloche (drawn
+    // anyway, so the random draws for the rest stay the same).
+    if (options.paper) cover(*options.paper, size).copyTo(face);
 
     const bool portrait_left = type == CR_CARD_2018;
     const double photo_x = portrait_left ? 4.5 : 55.5;
@@ -166,9 +188,11 @@ cv::Mat draw_card_face(cr_card_type type, double ppm, uint64_t seed) {
     auto rect_mm = [&](double x, double yy, double w, double h) {
         return cv::Rect(int(x * ppm), int(yy * ppm), int(w * ppm), int(h * ppm));
     };
-    portrait(face, rect_mm(photo_x, 13.0, 26.0, 34.0), rng, false);
+    const cv::Rect photo_box = rect_mm(photo_x, 13.0, 26.0, 34.0);
+    portrait(face, photo_box, rng, false, options.portrait);
     const double ghost_x = portrait_left ? 70.0 : 33.0;
-    portrait(face, rect_mm(ghost_x, 34.0, 11.0, 14.5), rng, true);
+    portrait(face, rect_mm(ghost_x, 34.0, 11.0, 14.5), rng, true, options.portrait);
+    if (options.inner_frames) inner_frames(face, mm, photo_box);
     return face;
 }
 

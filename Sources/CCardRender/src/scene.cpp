@@ -14,12 +14,30 @@ static constexpr int kBackgroundMargin = 64;
 
 Renderer::Renderer(uint64_t seed) : seed_(seed), rng_(seed ^ 0xC0FFEEull) {}
 
-const Renderer::FacePyramid &Renderer::face(cr_card_type type) {
-    auto it = faces_.find(type);
+cr_status Renderer::set_photo(cr_photo_slot slot, const char *path) {
+    cv::Mat photo;
+    if (path && *path) {
+        photo = load_jpeg(path);
+        if (photo.empty()) return CR_ERR_IO;
+    }
+    photos_[slot] = photo;
+    // Whatever was drawn from the old photograph is redrawn on demand.
+    if (slot == CR_PHOTO_BACKGROUND) backgrounds_.clear();
+    else faces_.clear();
+    return CR_OK;
+}
+
+const Renderer::FacePyramid &Renderer::face(cr_card_type type, bool inner_frames) {
+    const int key = int(type) | (inner_frames ? 2 : 0);
+    auto it = faces_.find(key);
     if (it != faces_.end()) return it->second;
     FacePyramid p;
     double ppm = kFacePpm;
-    cv::Mat level = draw_card_face(type, ppm, seed_);
+    FaceOptions options;
+    options.inner_frames = inner_frames;
+    if (!photos_[CR_PHOTO_PAPER].empty()) options.paper = &photos_[CR_PHOTO_PAPER];
+    if (!photos_[CR_PHOTO_PORTRAIT].empty()) options.portrait = &photos_[CR_PHOTO_PORTRAIT];
+    cv::Mat level = draw_card_face(type, ppm, seed_, options);
     for (int i = 0; i < kFaceLevels; ++i) {
         p.levels.push_back(level);
         p.alphas.push_back(card_alpha(level.size(), ppm));
@@ -29,14 +47,16 @@ const Renderer::FacePyramid &Renderer::face(cr_card_type type) {
         level = next;
         ppm *= 0.5;
     }
-    return faces_.emplace(type, std::move(p)).first->second;
+    return faces_.emplace(key, std::move(p)).first->second;
 }
 
 const cv::Mat &Renderer::background(cv::Size size) {
     auto key = std::make_pair(size.width, size.height);
     auto it = backgrounds_.find(key);
     if (it != backgrounds_.end()) return it->second;
-    cv::Mat bg = draw_background(size + cv::Size(2 * kBackgroundMargin, 2 * kBackgroundMargin), seed_);
+    const cv::Size full = size + cv::Size(2 * kBackgroundMargin, 2 * kBackgroundMargin);
+    cv::Mat bg = photos_[CR_PHOTO_BACKGROUND].empty() ? draw_background(full, seed_)
+                                                     : cover(photos_[CR_PHOTO_BACKGROUND], full);
     return backgrounds_.emplace(key, bg).first->second;
 }
 
@@ -56,6 +76,8 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
     cv::Matx23d shift(1, 0, kBackgroundMargin + s.background_dx, 0, 1, kBackgroundMargin + s.background_dy);
     cv::warpAffine(bg, frame, shift, size, cv::INTER_LINEAR | cv::WARP_INVERSE_MAP, cv::BORDER_REFLECT);
     // warpAffine with WARP_INVERSE_MAP maps dst->src: src = dst + margin + d.
+    // A light desk: the background's levels squeezed towards white.
+    if (s.background_lift > 0) frame.convertTo(frame, -1, 1 - s.background_lift, 255 * s.background_lift);
     if (std::abs(bright - 1.0) > 1e-6) frame.convertTo(frame, -1, bright, 0);
 
     cr_truth t{};
@@ -82,7 +104,7 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
 
         // Face raster: the coarsest pyramid level still finer than the
         // image (no aliasing from the warp).
-        const FacePyramid &p = face(s.card_type);
+        const FacePyramid &p = face(s.card_type, s.inner_frames != 0);
         int level = 0;
         while (level + 1 < int(p.levels.size()) && p.ppm[level + 1] >= longest * 1.2) ++level;
         const double ppm = p.ppm[level];
@@ -105,6 +127,9 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
         box.x -= 3; box.y -= 3; box.width += 6; box.height += 6;
         box &= cv::Rect(0, 0, s.width, s.height);
         t.card_visible = box.area() > 0;
+        // The palm behind the card goes down first; the card covers part of it.
+        for (const cr_hand_part &part : s.hands)
+            if (part.kind == CR_HAND_PALM) add_palm(frame, cam, part);
         if (box.area() > 0) {
             const cv::Matx33d T(1, 0, -box.x, 0, 1, -box.y, 0, 0, 1);
             cv::Mat warped, a;
@@ -131,7 +156,9 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
                 }
             }
         }
-        if (s.thumb) add_thumb(frame, cam, s);
+        if (s.thumb) add_thumb(frame, cam, s.thumb_edge, s.thumb_pos, s.thumb_width_mm, s.thumb_reach_mm);
+        for (const cr_hand_part &part : s.hands)
+            if (part.kind == CR_HAND_THUMB) add_thumb(frame, cam, part.edge, part.pos, part.width_mm, part.reach_mm);
     }
     add_optics_and_noise(frame, s, rng_);
     if (truth) *truth = t;

@@ -15,19 +15,22 @@ public:
     // Draws one BGR frame of s.width x s.height into frame.
     cr_status render(const cr_scene &s, cv::Mat &frame, cr_truth *truth);
     cv::Mat face_raster(cr_card_type type, cv::Size size);
+    // A photograph for one slot (empty path: back to the drawing).
+    cr_status set_photo(cr_photo_slot slot, const char *path);
 
 private:
     struct FacePyramid {
         std::vector<cv::Mat> levels, alphas;
         std::vector<double> ppm;
     };
-    const FacePyramid &face(cr_card_type type);
+    const FacePyramid &face(cr_card_type type, bool inner_frames = false);
     const cv::Mat &background(cv::Size size);
 
     uint64_t seed_;
     cv::RNG rng_;
     std::map<int, FacePyramid> faces_;
     std::map<std::pair<int, int>, cv::Mat> backgrounds_;
+    cv::Mat photos_[3];  // by cr_photo_slot; empty = procedural
 };
 
 }  // namespace cardrender
