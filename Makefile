@@ -11,7 +11,7 @@ BIN          := .build/$(CONFIG)/hkid-liveness
 SAMPLE       ?= samples/genuine-2018.mp4
 OUT          ?= out
 
-.PHONY: deps build run test test-unit test-samples bench clean
+.PHONY: deps build run test test-unit test-samples downstream-check bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -25,19 +25,33 @@ run: build
 	$(BIN) replay $(SAMPLE) --json --images $(OUT)
 
 # Every test: unit and integration tests, then the sample library replayed
-# against its expectations. Serially (about a minute): the live and station
-# tests run real daemons and a browser against real time, and on 2 cores
-# parallel suites starve each other into false failures.
+# against its expectations, then a package that depends on this one by
+# version. Serially: the live and station tests run real daemons and a
+# browser against real time, and on 2 cores parallel suites starve each
+# other into false failures.
 test: deps
 	@scripts/install-deps.sh browser
 	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
 	HKID_LIVENESS_BIN=$(CURDIR)/$(BIN) SWIFT=$(SWIFT) scripts/swift-test.sh --no-parallel
 	$(MAKE) --no-print-directory test-samples
+	$(MAKE) --no-print-directory downstream-check
+
+# The in-process suites only (the session, the vision shim, the media
+# pipelines): no daemon, browser or CLI binary; a minute or two once built.
+test-unit: deps
+	SWIFT=$(SWIFT) scripts/swift-test.sh --no-parallel \
+	  --filter '^(HKIDLivenessTests|CardVisionTests|HKIDMediaTests)\.'
 
 test-samples:
 	@if ls samples/*.expect.json >/dev/null 2>&1; then \
 	  $(BIN) replay samples/*.mp4 --expect; \
 	else echo "test-samples: no expectations in samples/ yet"; fi
+
+# A clone of the committed HEAD tagged 1.0.0, and a tiny package depending
+# on it with `from: "1.0.0"` that runs a LivenessSession on a sample
+# (scripts/downstream-check.sh; docs/session.md, "Depending on this package").
+downstream-check:
+	scripts/downstream-check.sh
 
 clean:
 	rm -rf .build $(OUT)
