@@ -78,8 +78,9 @@ public final class VideoWriter {
                 ! video/x-h264,profile=high ! h264parse
                 """
         case .mpeg4:
+            // No mpeg4videoparse: it drops the timestamps mp4mux needs ("Buffer has no PTS").
             let libavThreads = settings.deterministic ? "threads=1" : ""
-            encoder = "avenc_mpeg4 name=enc bitrate=\(settings.bitrate * 1000) gop-size=\(settings.framesPerSecond * 2) \(libavThreads) ! mpeg4videoparse"
+            encoder = "avenc_mpeg4 name=enc bitrate=\(settings.bitrate * 1000) gop-size=\(settings.framesPerSecond * 2) \(libavThreads)"
         }
         let text = """
             appsrc name=src format=time block=true caps=\(caps) \

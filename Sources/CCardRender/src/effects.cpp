@@ -35,11 +35,12 @@ void add_glare(cv::Mat &face, double ppm, const cr_scene &s) {
 }
 
 // Skin over the frame where mask is set, darker towards the outline (a
-// rounded finger or palm); a is the mask's coverage.
-static void paint_skin(cv::Mat &frame, const cv::Mat &mask, float rounding_px) {
+// rounded finger or palm); a is the mask's coverage. The hand is in the
+// same light as the card: brightness scales it too.
+static void paint_skin(cv::Mat &frame, const cv::Mat &mask, float rounding_px, float brightness) {
     cv::Mat inner;
     cv::distanceTransform(mask > 128, inner, cv::DIST_L2, 3);
-    const cv::Vec3f skin(120, 150, 205);
+    const cv::Vec3f skin = cv::Vec3f(120, 150, 205) * brightness;
     for (int y = 0; y < frame.rows; ++y) {
         const uint8_t *m = mask.ptr<uint8_t>(y);
         const float *d = inner.ptr<float>(y);
@@ -65,7 +66,7 @@ static void edge_frame(cr_edge edge, double pos, cv::Point2d &origin, cv::Point2
     }
 }
 
-void add_palm(cv::Mat &frame, const Camera &cam, const cr_hand_part &part) {
+void add_palm(cv::Mat &frame, const Camera &cam, const cr_hand_part &part, double brightness) {
     // A rounded slab in the card plane from 15 mm behind the edge (hidden by
     // the card) to reach_mm past it, width_mm along it, with round outer
     // corners; it touches the card's outline over its whole width.
@@ -94,10 +95,11 @@ void add_palm(cv::Mat &frame, const Camera &cam, const cr_hand_part &part) {
     }
     cv::Mat mask(frame.size(), CV_8UC1, cv::Scalar(0));
     cv::fillPoly(mask, std::vector<std::vector<cv::Point>>{px}, cv::Scalar(255), cv::LINE_AA, 4);
-    paint_skin(frame, mask, 30.f);
+    paint_skin(frame, mask, 30.f, float(brightness));
 }
 
-void add_thumb(cv::Mat &frame, const Camera &cam, cr_edge edge, double pos, double width_mm, double reach_mm) {
+void add_thumb(cv::Mat &frame, const Camera &cam, cr_edge edge, double pos, double width_mm, double reach_mm,
+               double brightness) {
     // In the card plane: along the edge (a), inward from the edge (n). The
     // thumb runs from 35 mm outside the card to reach_mm inside, with a
     // round tip; it lies on the card, so it is projected like the card.
@@ -120,14 +122,14 @@ void add_thumb(cv::Mat &frame, const Camera &cam, cr_edge edge, double pos, doub
     const std::vector<std::vector<cv::Point>> polys{px};
     cv::Mat mask(frame.size(), CV_8UC1, cv::Scalar(0));
     cv::fillPoly(mask, polys, cv::Scalar(255), cv::LINE_AA, 4);
-    paint_skin(frame, mask, 12.f);
+    paint_skin(frame, mask, 12.f, float(brightness));
     // The nail, a paler rounded patch near the tip.
     cv::Point2d nail_c, nail_e;
     if (cam.project(origin.x + inward.x * (tip - r * 0.1), origin.y + inward.y * (tip - r * 0.1), nail_c) &&
         cam.project(origin.x + inward.x * (tip - r * 0.1) + along.x * r * 0.55,
                     origin.y + inward.y * (tip - r * 0.1) + along.y * r * 0.55, nail_e)) {
         const double rr = cv::norm(nail_e - nail_c);
-        cv::circle(frame, nail_c, int(rr), cv::Scalar(175, 190, 230), cv::FILLED, cv::LINE_AA);
+        cv::circle(frame, nail_c, int(rr), cv::Scalar(175, 190, 230) * brightness, cv::FILLED, cv::LINE_AA);
     }
 }
 

@@ -60,10 +60,12 @@ Camera make_camera(const cr_scene &scene);
 // Specular highlight painted on a face raster (ppm = its pixels per mm).
 void add_glare(cv::Mat &face, double ppm, const cr_scene &scene);
 // A thumb lying on the card over one edge, drawn into the frame.
-void add_thumb(cv::Mat &frame, const Camera &cam, cr_edge edge, double pos, double width_mm, double reach_mm);
+// brightness: the scene's, the thumb is in the same light as the card.
+void add_thumb(cv::Mat &frame, const Camera &cam, cr_edge edge, double pos, double width_mm, double reach_mm,
+               double brightness);
 // A palm (or fingers) behind the card, sticking out past one edge: drawn
 // before the card, so the card hides the part behind it.
-void add_palm(cv::Mat &frame, const Camera &cam, const cr_hand_part &part);
+void add_palm(cv::Mat &frame, const Camera &cam, const cr_hand_part &part, double brightness);
 // Focus blur, motion blur and sensor noise over the whole frame.
 void add_optics_and_noise(cv::Mat &frame, const cr_scene &scene, cv::RNG &rng);
 

@@ -129,7 +129,7 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
         t.card_visible = box.area() > 0;
         // The palm behind the card goes down first; the card covers part of it.
         for (const cr_hand_part &part : s.hands)
-            if (part.kind == CR_HAND_PALM) add_palm(frame, cam, part);
+            if (part.kind == CR_HAND_PALM) add_palm(frame, cam, part, bright);
         if (box.area() > 0) {
             const cv::Matx33d T(1, 0, -box.x, 0, 1, -box.y, 0, 0, 1);
             cv::Mat warped, a;
@@ -156,9 +156,9 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
                 }
             }
         }
-        if (s.thumb) add_thumb(frame, cam, s.thumb_edge, s.thumb_pos, s.thumb_width_mm, s.thumb_reach_mm);
+        if (s.thumb) add_thumb(frame, cam, s.thumb_edge, s.thumb_pos, s.thumb_width_mm, s.thumb_reach_mm, bright);
         for (const cr_hand_part &part : s.hands)
-            if (part.kind == CR_HAND_THUMB) add_thumb(frame, cam, part.edge, part.pos, part.width_mm, part.reach_mm);
+            if (part.kind == CR_HAND_THUMB) add_thumb(frame, cam, part.edge, part.pos, part.width_mm, part.reach_mm, bright);
     }
     add_optics_and_noise(frame, s, rng_);
     if (truth) *truth = t;
