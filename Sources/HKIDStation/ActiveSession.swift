@@ -12,6 +12,9 @@ import Synchronization
 /// the `Station` actor through `onRecordingWanted` / `onEnded`.
 final class ActiveSession: Sendable {
     let id: SessionID
+    /// The index row as the session started (what `finish` seals from when
+    /// the index cannot be read).
+    let record: SessionRecord
     let liveness: LivenessSession
     let worker: AnalysisWorker
     let log: SessionEventLog
@@ -29,9 +32,10 @@ final class ActiveSession: Sendable {
     }
     private let progress = Mutex(Progress())
 
-    init(id: SessionID, liveness: LivenessSession, worker: AnalysisWorker, log: SessionEventLog,
+    init(id: SessionID, record: SessionRecord, liveness: LivenessSession, worker: AnalysisWorker, log: SessionEventLog,
          recordMode: RecordMode, directory: DataDirectory, logger: Logger) {
         self.id = id
+        self.record = record
         self.liveness = liveness
         self.worker = worker
         self.log = log
@@ -68,21 +72,25 @@ final class ActiveSession: Sendable {
 
     /// Handles one event on the delivery queue: stills to files, the line to
     /// the log, timestamps; returns what the station must do about it.
-    enum Consequence: Sendable { case none, startRecording, end(LivenessResult) }
+    enum Consequence: Sendable { case none, persist, startRecording, end(LivenessResult) }
 
     func handle(_ event: LivenessEvent) -> Consequence {
         var imagePaths: [StillKind: String] = [:]
         var consequence = Consequence.none
         switch event {
         case .operation(let command):
-            progress.withLock { progress in
+            let moment = progress.withLock { progress -> Bool in
                 let now = VideoTimestamps.nowMilliseconds()
                 if command.currentStatus == .orth, progress.timestamps.firstMotion == 0 {
                     progress.timestamps.firstMotion = now
+                    return true
                 } else if command.currentStatus == .reset, progress.timestamps.secondMotion == 0 {
                     progress.timestamps.secondMotion = now
+                    return true
                 }
+                return false
             }
+            if moment { consequence = .persist }
         case .result(let result):
             for image in result.images {
                 let name = Self.fileName(for: image.kind, code: result.code)

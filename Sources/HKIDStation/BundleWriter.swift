@@ -2,6 +2,7 @@ import Foundation
 import HKIDLiveness
 import HKIDMedia
 import HKIDSignature
+import Logging
 import ZIPFoundation
 
 /// Seals a finished session: hashes its files into a manifest, signs the
@@ -11,6 +12,7 @@ import ZIPFoundation
 struct BundleWriter {
     let directory: DataDirectory
     let signer: ManifestSigner
+    let logger: Logger
 
     /// The session files a bundle can hold, in the order they are zipped.
     static let contentFiles = [BundleLayout.events, BundleLayout.video, BundleLayout.firstCard,
@@ -49,6 +51,7 @@ struct BundleWriter {
             try Self.addFile(directory.file(name, of: id), as: name, to: archive, compress: compress)
         }
         try DurableFile.sync(path: partialPath)
+        HoldPoint.duringSeal.holdBlocking(logger: logger)
         try DurableFile.rename(partialPath, to: finalPath)
         return manifest
     }

@@ -24,7 +24,9 @@ public final class CameraService: Sendable {
         var health = Health()
         var shuttingDown = false
         var restartRequested = false
-        var generationWaiters: [(Int, CheckedContinuation<Void, Never>)] = []
+        /// Starts waiting for a pipeline newer than their generation; resumed
+        /// with true when one runs, false at their deadline.
+        var generationWaiters: [UUID: (Int, CheckedContinuation<Bool, Never>)] = [:]
     }
 
     private let settings: CameraPipeline.Settings
@@ -58,26 +60,41 @@ public final class CameraService: Sendable {
         frameConsumer.withLock { $0 = consumer }
     }
 
-    /// Starts the source again from its beginning (a file); returns once the
-    /// new pipeline runs.
-    func restartSource() async {
+    /// Starts the source again from its beginning (a file, also one that has
+    /// ended); returns nil once the new pipeline runs, or, when none runs
+    /// within `timeout`, why (the source's last error).
+    func restartSource(within timeout: Duration) async -> String? {
         let (control, generation) = state.withLock { state in
             state.restartRequested = true
             return (state.control, state.generation)
         }
         control?.stop()
-        await waitForGeneration(after: generation)
+        if await waitForGeneration(after: generation, timeout: timeout) { return nil }
+        return state.withLock { state in
+            if state.shuttingDown { return "the station is shutting down" }
+            let last = state.health.lastError.map { " (last error: \($0))" } ?? ""
+            return "no pipeline ran within \(timeout)\(last)"
+        }
     }
 
-    /// Waits until a pipeline newer than `generation` is running (or shutdown).
-    private func waitForGeneration(after generation: Int) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { state -> Bool in
-                if state.generation > generation || state.shuttingDown { return true }
-                state.generationWaiters.append((generation, continuation))
-                return false
+    /// Waits until a pipeline newer than `generation` is running: true, or
+    /// false at the deadline or shutdown.
+    private func waitForGeneration(after generation: Int, timeout: Duration) async -> Bool {
+        let key = UUID()
+        let timer = Task { [self] in
+            try? await Task.sleep(for: timeout)
+            let waiter = state.withLock { $0.generationWaiters.removeValue(forKey: key) }
+            waiter?.1.resume(returning: false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answer = state.withLock { state -> Bool? in
+                if state.generation > generation { return true }
+                if state.shuttingDown { return false }
+                state.generationWaiters[key] = (generation, continuation)
+                return nil
             }
-            if ready { continuation.resume() }
+            if let answer { continuation.resume(returning: answer) }
         }
     }
 
@@ -113,12 +130,14 @@ public final class CameraService: Sendable {
         defer {
             let waiters = state.withLock { state in
                 state.health.running = false
-                defer { state.generationWaiters = [] }
+                defer { state.generationWaiters = [:] }
                 return state.generationWaiters
             }
-            for (_, continuation) in waiters { continuation.resume() }
+            for (_, waiter) in waiters { waiter.1.resume(returning: false) }
             finished.signal()
         }
+        var retryDelay = Self.firstRetryDelay
+        var lastLoggedError: String?
         while !state.withLock({ $0.shuttingDown }) {
             do {
                 let camera = try CameraPipeline(settings: settings, logger: logger)
@@ -128,10 +147,10 @@ public final class CameraService: Sendable {
                     state.restartRequested = false
                     state.health.running = true
                     state.health.lastError = nil
-                    defer { state.generationWaiters = [] }
+                    defer { state.generationWaiters = [:] }
                     return state.generationWaiters
                 }
-                for (_, continuation) in waiters { continuation.resume() }
+                for (_, waiter) in waiters { waiter.1.resume(returning: true) }
                 if state.withLock({ $0.shuttingDown }) { camera.control.stop() }
                 let ending = try camera.run(onFrame: { [self] frame in
                     state.withLock { state in
@@ -143,6 +162,9 @@ public final class CameraService: Sendable {
                 }, onPreview: { [self] jpeg in
                     preview.publish(jpeg)
                 })
+                retryDelay = Self.firstRetryDelay
+                if lastLoggedError != nil { logger.notice("the camera runs again") }
+                lastLoggedError = nil
                 let (restart, shuttingDown) = state.withLock { state in
                     state.control = nil
                     state.health.running = false
@@ -151,24 +173,48 @@ public final class CameraService: Sendable {
                 if shuttingDown { return }
                 if ending == .endOfStream {
                     sourceEnded("the video source ended")
-                    if !loopsFile {
-                        logger.notice("the video source ended; the camera is stopped")
-                        return
+                    if !loopsFile && !restart {
+                        logger.notice("the video source ended; the camera is stopped until a session starts it again")
+                        // Idle until a session asks for the file again (restart_file_on_session).
+                        guard pause(until: .now + .seconds(365 * 86_400)) else { return }
                     }
                 } else if !restart {
                     return
                 }
             } catch {
-                logger.error("camera failed", metadata: ["error": "\(error)"])
                 state.withLock { state in
                     state.control = nil
                     state.health.running = false
                     state.health.lastError = error.description
                 }
+                // Logged when it changes, then at each (backed-off) retry only
+                // at debug level: an unplugged camera must not fill the journal.
+                if error.description != lastLoggedError {
+                    logger.error("camera failed; retrying with back-off", metadata: ["error": "\(error)"])
+                    lastLoggedError = error.description
+                } else {
+                    logger.debug("camera failed again", metadata: ["error": "\(error)", "retryIn": "\(retryDelay)"])
+                }
                 sourceEnded("the camera failed: \(error.description)")
-                // Retry, but do not spin on a camera that is unplugged.
-                for _ in 0..<20 where !state.withLock({ $0.shuttingDown }) { Thread.sleep(forTimeInterval: 0.1) }
+                // Retry, but do not spin on a camera that is unplugged; a
+                // session asking for the source retries at once.
+                guard pause(until: .now + retryDelay) else { return }
+                retryDelay = min(retryDelay * 2, Self.longestRetryDelay)
             }
         }
+    }
+
+    static let firstRetryDelay: Duration = .seconds(2)
+    static let longestRetryDelay: Duration = .seconds(30)
+
+    /// Sleeps until `deadline` or a restart request (true), or shutdown (false).
+    private func pause(until deadline: ContinuousClock.Instant) -> Bool {
+        while ContinuousClock.now < deadline {
+            let (restart, shuttingDown) = state.withLock { ($0.restartRequested, $0.shuttingDown) }
+            if shuttingDown { return false }
+            if restart { return true }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return !state.withLock { $0.shuttingDown }
     }
 }

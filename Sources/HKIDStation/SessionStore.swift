@@ -1,10 +1,12 @@
 import Foundation
 import GRDB
 
-/// The session index in SQLite. WAL mode with synchronous=FULL: a row
-/// written before a crash is there after it, which is what recovery needs.
+/// The session index in SQLite. WAL mode (a `DatabasePool`: the API's reads
+/// never wait for the session's writes, nor the writes for a slow reader)
+/// with synchronous=FULL: a row written before a crash is there after it,
+/// which is what recovery needs.
 public final class SessionStore: Sendable {
-    private let database: DatabaseQueue
+    private let database: DatabasePool
 
     public init(path: String) throws(StationError) {
         var configuration = Configuration()
@@ -12,7 +14,7 @@ public final class SessionStore: Sendable {
             try db.execute(sql: "PRAGMA synchronous = FULL")
         }
         do {
-            database = try DatabaseQueue(path: path, configuration: configuration)
+            database = try DatabasePool(path: path, configuration: configuration)
             // The database holds personal data too.
             chmod(path, 0o600)
             try Self.migrator.migrate(database)
@@ -81,6 +83,19 @@ public final class SessionStore: Sendable {
         try database.read { db in
             try SessionRecord.filter(Column("status") == status.rawValue).fetchAll(db)
         }
+    }
+
+    /// Every session whose bundle is not sealed yet, whatever its status:
+    /// after a crash these are the ones recovery must finish.
+    public func unsealedSessions() throws -> [SessionRecord] {
+        try database.read { db in
+            try SessionRecord.filter(Column("bundleReady") == false).order(Column("seq")).fetchAll(db)
+        }
+    }
+
+    /// SQLite's journal mode, as the database reports it ("wal").
+    public func journalMode() throws -> String {
+        try database.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
     }
 
     public func countByStatus() throws -> [SessionStatus: Int] {

@@ -90,11 +90,18 @@ public actor Station {
                                    language: resolved.language.rawValue, overtimeSeconds: resolved.overtimeSeconds,
                                    recordMode: configuration.recordMode, createdAt: VideoTimestamps.nowMilliseconds())
         do { record = try store.insert(record) } catch {
-            throw StationError(.storage, "the session could not be recorded (\(error))")
+            throw storageFailure(error, doing: "the session could not be recorded")
         }
 
         if configuration.source == .file && configuration.restartFileOnSession {
-            await camera.restartSource()
+            // Bounded: a file that will not start again (or a source that
+            // keeps failing) must not hold the request, the "starting"
+            // flag and shutdown for ever.
+            if let problem = await camera.restartSource(within: configuration.sourceStartTimeout) {
+                let reason = "the video source did not start again: \(problem)"
+                await abandon(record, reason: reason)
+                throw StationError(.unavailable, reason)
+            }
         }
 
         var liveness = LivenessConfiguration(cardType: resolved.cardType)
@@ -110,13 +117,16 @@ public actor Station {
         let log: SessionEventLog
         do {
             log = try SessionEventLog(partialPath: directory.eventLogPath(of: id),
-                                      finalPath: directory.file(BundleLayout.events, of: id))
+                                      finalPath: directory.file(BundleLayout.events, of: id)) { [weak self] reason in
+                guard let self else { return }
+                Task { await self.eventLogFailed(id, reason) }
+            }
         } catch {
             await abandon(record, reason: error.message)
             throw error
         }
         let worker = AnalysisWorker(session: session, metrics: metrics, logger: sessionLogger, thread: analysisThread)
-        let running = ActiveSession(id: id, liveness: session, worker: worker, log: log,
+        let running = ActiveSession(id: id, record: record, liveness: session, worker: worker, log: log,
                                     recordMode: configuration.recordMode, directory: directory, logger: sessionLogger)
 
         if configuration.recordMode == .wholeSession {
@@ -139,13 +149,16 @@ public actor Station {
             guard let self else { return }
             switch consequence {
             case .none: break
+            case .persist: Task { await self.persistProgress(running) }
             case .startRecording: Task { await self.startDeferredRecording(running) }
             case .end(let result): Task { await self.sessionReachedResult(running, result) }
             }
         }
         // Persist the start moment now: after a crash it is all recovery has.
         record.timestamps = running.timestamps
-        try? store.update(record)
+        do { try store.update(record) } catch {
+            _ = storageFailure(error, doing: "the session's start was not recorded")
+        }
         active = running
         camera.setFrameConsumer { frame in worker.offer(frame) }
         session.startDetect()
@@ -154,22 +167,54 @@ public actor Station {
     }
 
     public func cancelSession(_ id: SessionID) async throws(StationError) -> SessionRecord {
-        guard let record = try? store.find(id) else { throw StationError(.notFound, "no session \(id)") }
+        guard let record = try session(id) else { throw StationError(.notFound, "no session \(id)") }
         guard let active, active.id == id, record.status == .active else {
             throw StationError(.conflict, "session \(id) is not active (it is \(record.status.rawValue))")
         }
-        await finish(active, status: .cancelled, result: nil, reason: "cancelled by the operator")
-        return (try? store.find(id)) ?? record
+        // Exactly one caller ends it: a cancel that arrives while the session
+        // is already ending (another cancel, its result, a shutdown) is 409.
+        guard await finish(active, status: .cancelled, result: nil, reason: "cancelled by the operator") else {
+            throw StationError(.conflict, "session \(id) is already ending")
+        }
+        return try session(id) ?? record
     }
 
-    public func session(_ id: SessionID) -> SessionRecord? {
-        try? store.find(id)
+    /// A session as the index has it; the active one with its live frame
+    /// counters and moments. A storage error is an error, not "no session".
+    public func session(_ id: SessionID) throws(StationError) -> SessionRecord? {
+        let found: SessionRecord?
+        do { found = try store.find(id) } catch {
+            throw storageFailure(error, doing: "the session index could not be read")
+        }
+        guard var record = found else { return nil }
+        if let active, active.id == id, record.status == .active {
+            let counters = active.worker.counters
+            record.framesReceived = counters.received
+            record.framesAnalysed = counters.analysed
+            record.framesDropped = counters.dropped
+            record.timestamps = active.timestamps
+        }
+        return record
     }
 
     public var activeSessionID: SessionID? { active?.id }
 
+    /// A page of the index, newest first.
+    public func list(status: SessionStatus?, limit: Int, after cursor: Int64?) throws(StationError) -> [SessionRecord] {
+        do { return try store.list(status: status, limit: limit, after: cursor) } catch {
+            throw storageFailure(error, doing: "the session index could not be read")
+        }
+    }
+
+    /// Logs a storage error, counts it, and turns it into a 500 for the caller.
+    private func storageFailure(_ error: any Error, doing what: String) -> StationError {
+        logger.error("\(what)", metadata: ["error": "\(error)"])
+        metrics.storageFailed()
+        return StationError(.storage, "\(what) (\(error))")
+    }
+
     /// The live line stream of the active session, or nil when `id` is not active.
-    public func liveEvents(_ id: SessionID) -> AsyncStream<String>? {
+    public func liveEvents(_ id: SessionID) -> SessionEventLog.Lines? {
         guard let active, active.id == id else { return nil }
         return active.log.subscribe()
     }
@@ -190,17 +235,41 @@ public actor Station {
         }
     }
 
+    /// ORTH or RESET was issued: the moment goes to the index at once, so a
+    /// crash later keeps it.
+    private func persistProgress(_ running: ActiveSession) {
+        guard active === running, var record = try? store.find(running.id), record.status == .active else { return }
+        record.timestamps = running.timestamps
+        let counters = running.worker.counters
+        record.framesReceived = counters.received
+        record.framesAnalysed = counters.analysed
+        record.framesDropped = counters.dropped
+        do { try store.update(record) } catch {
+            _ = storageFailure(error, doing: "the session's progress was not recorded")
+        }
+    }
+
+    /// A line of the event log could not be written: the session cannot be
+    /// told whole any more, so it ends now, failed, and says why.
+    private func eventLogFailed(_ id: SessionID, _ reason: String) async {
+        logger.error("event log write failed; the session fails", metadata: ["session": "\(id)", "error": "\(reason)"])
+        metrics.storageFailed()
+        guard let active, active.id == id else { return }
+        await finish(active, status: .failed, result: nil, reason: reason)
+    }
+
     private func sessionReachedResult(_ running: ActiveSession, _ result: LivenessResult) async {
         guard active === running else { return }
         await finish(running, status: result.success ? .completed : .failed, result: result, reason: nil)
     }
 
     /// Ends a session whatever the reason: stop analysis, let the last events
-    /// land, finalise the recording and the log, seal the bundle, then mark
-    /// it in the index.
+    /// land, finalise the recording and the log, mark it in the index, then
+    /// seal the bundle. False when someone else is ending it already.
+    @discardableResult
     private func finish(_ running: ActiveSession, status: SessionStatus, result: LivenessResult?,
-                        reason: String?) async {
-        guard running.claimFinish() else { return }
+                        reason: String?) async -> Bool {
+        guard running.claimFinish() else { return false }
         camera.setFrameConsumer(nil)
         let worker = running.worker
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
@@ -219,14 +288,30 @@ public actor Station {
             hasVideo = finaliseRecording(of: running.id)
         }
         running.markStopped()
-        let seconds = Double((ContinuousClock.now - running.started).components.attoseconds) / 1e18
-            + Double((ContinuousClock.now - running.started).components.seconds)
+        // One clock read: seconds and fraction of the same moment.
+        let elapsed = ContinuousClock.now - running.started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         running.log.append(running.endLine(seconds: seconds))
+        var status = status, reason = reason
+        if let failure = running.log.failure {
+            // Never sealed as a whole story: the log has a hole.
+            status = .failed
+            reason = failure
+        }
         do { try running.log.close() } catch {
             logger.error("event log not finalised", metadata: ["session": "\(running.id)", "error": "\(error)"])
+            metrics.storageFailed()
         }
+        await HoldPoint.beforeMark.hold(logger: logger)
 
-        guard var record = try? store.find(running.id) else { active = nil; return }
+        var record: SessionRecord
+        do {
+            record = try store.find(running.id) ?? running.record
+        } catch {
+            // Seal from what the session itself knows; the index gets it on the next start.
+            _ = storageFailure(error, doing: "the session index could not be read to end the session")
+            record = running.record
+        }
         let finalResult = result ?? running.lastResult.flatMap { $0.code.endsSession ? $0 : nil }
         record.status = status
         record.endedAt = VideoTimestamps.nowMilliseconds()
@@ -240,7 +325,10 @@ public actor Station {
         record.framesDropped = counters.dropped
         record.wallSeconds = seconds
         record.hasVideo = hasVideo
-        try? store.update(record)
+        do { try store.update(record) } catch {
+            _ = storageFailure(error, doing: "the session's end was not recorded")
+        }
+        await HoldPoint.beforeSeal.hold(logger: logger)
         await seal(&record)
         metrics.sessionEnded(status: status, resultCode: record.resultCode)
         if active === running { active = nil }
@@ -251,26 +339,38 @@ public actor Station {
                                                 "retCode": "\(record.resultCode.map(String.init) ?? "none")",
                                                 "seconds": "\(seconds)", "analysed": "\(counters.analysed)",
                                                 "dropped": "\(counters.dropped)"])
+        return true
     }
 
-    /// A session that never got going: mark it interrupted and sealed, so
-    /// the index holds no phantom active session.
+    /// A session that never got going: mark it failed (with the reason) and
+    /// sealed, so the index holds no phantom active session.
     private func abandon(_ record: SessionRecord, reason: String) async {
         var record = record
-        record.status = .interrupted
+        record.status = .failed
         record.reason = reason
         record.endedAt = VideoTimestamps.nowMilliseconds()
-        try? store.update(record)
+        do { try store.update(record) } catch {
+            _ = storageFailure(error, doing: "the failed start was not recorded")
+        }
         await seal(&record)
+        metrics.sessionEnded(status: .failed, resultCode: nil)
     }
 
-    /// Syncs and renames the growing recording to `video.mkv`.
+    /// Syncs and renames the growing recording to `video.mkv`, when it holds
+    /// a frame that plays. One that does not (a session cancelled in its
+    /// first moments: a Matroska header and nothing else) is kept aside as
+    /// `.video.mkv.unplayable` and not signed: the manifest then names no video.
     private func finaliseRecording(of id: SessionID) -> Bool {
         let partial = directory.recordingPath(of: id)
         guard FileManager.default.fileExists(atPath: partial) else { return false }
         chmod(partial, 0o600)
         do {
             try DurableFile.sync(path: partial)
+            guard RecordingRepair.hasPlayableFrame(partial) else {
+                logger.warning("the recording holds no playable frame; the bundle has no video", metadata: ["session": "\(id)"])
+                try DurableFile.rename(partial, to: directory.file(".\(BundleLayout.video).unplayable", of: id))
+                return false
+            }
             try DurableFile.rename(partial, to: directory.file(BundleLayout.video, of: id))
             return true
         } catch {
@@ -281,7 +381,7 @@ public actor Station {
 
     private func seal(_ record: inout SessionRecord) async {
         guard let id = SessionID(record.id) else { return }
-        let writer = BundleWriter(directory: directory, signer: signer)
+        let writer = BundleWriter(directory: directory, signer: signer, logger: logger)
         let snapshot = record
         let logger = self.logger
         let sealed: Bool = await withCheckedContinuation { done in
@@ -295,39 +395,114 @@ public actor Station {
                 }
             }
         }
-        if sealed {
-            record.bundleReady = true
-            try? store.update(record)
+        guard sealed else {
+            metrics.storageFailed()
+            return
+        }
+        await HoldPoint.afterSeal.hold(logger: logger)
+        record.bundleReady = true
+        do { try store.update(record) } catch {
+            _ = storageFailure(error, doing: "the sealed bundle was not recorded as ready")
         }
     }
 
-    /// After a crash or `kill -9`: every session still marked active was cut
-    /// off. Its Matroska recording plays up to the last cluster written, so it
-    /// is kept, renamed, hashed and signed like any other.
+    /// After a crash or `kill -9`: every session without a sealed bundle is
+    /// finished here, whatever the index says of it. One still `active` was
+    /// cut off: its Matroska recording plays up to the last cluster written,
+    /// so it is remuxed (to state its real length), and its moments and frame
+    /// counters are read back from its event log. One that had ended was
+    /// killed while it was being sealed: it is sealed now.
     private func recoverInterruptedSessions() async {
-        guard let stale = try? store.sessions(withStatus: .active) else { return }
-        for var record in stale {
+        let unsealed: [SessionRecord]
+        do { unsealed = try store.unsealedSessions() } catch {
+            _ = storageFailure(error, doing: "sessions left by a crash could not be listed")
+            return
+        }
+        for var record in unsealed {
             guard let id = SessionID(record.id) else { continue }
+            let wasActive = record.status == .active
             let partialLog = directory.eventLogPath(of: id)
+            let finalLog = directory.file(BundleLayout.events, of: id)
             if FileManager.default.fileExists(atPath: partialLog) {
+                EventLogSummary.truncateToLastLine(partialLog)
                 try? DurableFile.sync(path: partialLog)
-                try? DurableFile.rename(partialLog, to: directory.file(BundleLayout.events, of: id))
+                try? DurableFile.rename(partialLog, to: finalLog)
             }
             let recording = directory.recordingPath(of: id)
             var lastWrite: Int64?
-            if let attributes = try? FileManager.default.attributesOfItem(atPath: recording),
-               let modified = attributes[.modificationDate] as? Date {
-                lastWrite = Int64(modified.timeIntervalSince1970 * 1000)
+            for path in [recording, finalLog] {
+                if let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                   let modified = attributes[.modificationDate] as? Date {
+                    let ms = Int64((modified.timeIntervalSince1970 * 1000).rounded())
+                    lastWrite = max(lastWrite ?? 0, ms)
+                }
             }
-            record.hasVideo = finaliseRecording(of: id)
-            record.status = .interrupted
-            record.reason = "the station stopped during the session (crash or kill); recovered at the next start"
-            record.endedAt = lastWrite ?? VideoTimestamps.nowMilliseconds()
-            if record.timestamps.stop == 0 { record.timestamps.stop = record.endedAt ?? 0 }
-            try? store.update(record)
+            if FileManager.default.fileExists(atPath: recording) {
+                record.hasVideo = recoverRecording(of: id)
+            } else {
+                record.hasVideo = record.hasVideo
+                    || FileManager.default.fileExists(atPath: directory.file(BundleLayout.video, of: id))
+            }
+            if wasActive {
+                let events = EventLogSummary(contentsOf: finalLog)
+                record.endedAt = lastWrite ?? VideoTimestamps.nowMilliseconds()
+                if let (code, message) = events.finalResult {
+                    // It had reached its result; the crash came while it was being ended.
+                    record.status = code == 0 ? .completed : .failed
+                    record.resultCode = code
+                    record.resultMessage = message
+                    record.reason = "the station stopped while the session was being ended; sealed at the next start"
+                } else {
+                    record.status = .interrupted
+                    record.reason = "the station stopped during the session (crash or kill); recovered at the next start"
+                }
+                // Moments the index missed, from the log's media times (t
+                // counts from the first frame, a moment after the start).
+                let start = record.timestamps.start > 0 ? record.timestamps.start : record.createdAt
+                if record.timestamps.firstMotion == 0, let t = events.orthTime {
+                    record.timestamps.firstMotion = start + Int64((t * 1000).rounded())
+                }
+                if record.timestamps.secondMotion == 0, let t = events.resetTime {
+                    record.timestamps.secondMotion = start + Int64((t * 1000).rounded())
+                }
+                if record.timestamps.stop == 0 { record.timestamps.stop = record.endedAt ?? 0 }
+                record.framesAnalysed = max(record.framesAnalysed, events.frameLines)
+                record.framesReceived = max(record.framesReceived, record.framesAnalysed + record.framesDropped)
+                record.framesDropped = record.framesReceived - record.framesAnalysed
+                if let endedAt = record.endedAt { record.wallSeconds = Double(endedAt - start) / 1000 }
+            }
+            do { try store.update(record) } catch {
+                _ = storageFailure(error, doing: "a recovered session could not be recorded")
+            }
             await seal(&record)
-            metrics.sessionEnded(status: .interrupted, resultCode: nil)
-            logger.warning("recovered an interrupted session", metadata: ["session": "\(id)", "video": "\(record.hasVideo)"])
+            if wasActive { metrics.sessionEnded(status: record.status, resultCode: record.resultCode) }
+            logger.warning(wasActive ? "recovered an interrupted session" : "sealed a session a crash left unsealed",
+                           metadata: ["session": "\(id)", "status": "\(record.status.rawValue)",
+                                      "video": "\(record.hasVideo)", "sealed": "\(record.bundleReady)"])
+        }
+    }
+
+    /// A recording the crash left growing: remuxed into `video.mkv` so its
+    /// header states what it holds. When not one frame survives, there is
+    /// no video (the cut file is kept aside, unsigned).
+    private func recoverRecording(of id: SessionID) -> Bool {
+        let partial = directory.recordingPath(of: id)
+        let final = directory.file(BundleLayout.video, of: id)
+        let repaired = directory.file(".\(BundleLayout.video).repaired", of: id)
+        do {
+            try RecordingRepair.remux(partial, to: repaired)
+            guard RecordingRepair.hasPlayableFrame(repaired) else {
+                throw StationError(.storage, "no frame of the recording survived")
+            }
+            chmod(repaired, 0o600)
+            try DurableFile.sync(path: repaired)
+            try DurableFile.rename(repaired, to: final)
+            try? FileManager.default.removeItem(atPath: partial)
+            return true
+        } catch {
+            logger.error("recording not recovered", metadata: ["session": "\(id)", "error": "\(error)"])
+            try? FileManager.default.removeItem(atPath: repaired)
+            return false
         }
     }
 }

@@ -30,6 +30,9 @@ public struct StationConfiguration: Sendable, Equatable {
     /// For `file`: start the file from its beginning when a session starts, so
     /// a recorded session lines up with the session (tests, demos).
     public var restartFileOnSession = false
+    /// How long a session start waits for the source to run again (with
+    /// `restart_file_on_session`) before it is refused with 503.
+    public var sourceStartTimeout: Duration = .seconds(10)
 
     public var recordMode: RecordMode = .wholeSession
     public var previewFramesPerSecond = 5
@@ -98,6 +101,7 @@ extension StationConfiguration {
         var pipeline: String?
         var loop_file: Bool?
         var restart_file_on_session: Bool?
+        var source_start_timeout_seconds: Double?
         var record_mode: String?
         var preview_fps: Int?
         var preview_width: Int?
@@ -140,6 +144,12 @@ extension StationConfiguration {
         if let v = file.pipeline { pipeline = v }
         if let v = file.loop_file { loopFile = v }
         if let v = file.restart_file_on_session { restartFileOnSession = v }
+        if let v = file.source_start_timeout_seconds {
+            guard v > 0, v <= 600 else {
+                throw StationError(.configuration, "\(path): source_start_timeout_seconds must be between 0 and 600")
+            }
+            sourceStartTimeout = .milliseconds(Int64((v * 1000).rounded()))
+        }
         if let v = file.record_mode {
             guard let mode = RecordMode(configValue: v) else {
                 throw StationError(.configuration, "\(path): record_mode must be whole-session, after-first or none")

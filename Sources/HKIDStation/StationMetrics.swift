@@ -15,6 +15,7 @@ public final class StationMetrics: Sendable {
     private let framesAnalysed: Metrics.Counter
     private let framesDropped: Metrics.Counter
     private let analysisTime: Metrics.Timer
+    private let storageErrors: Metrics.Counter
 
     public init() {
         registry = PrometheusCollectorRegistry()
@@ -28,6 +29,7 @@ public final class StationMetrics: Sendable {
         framesAnalysed = Metrics.Counter(label: "hkid_station_frames_analysed_total", factory: factory)
         framesDropped = Metrics.Counter(label: "hkid_station_frames_dropped_total", factory: factory)
         analysisTime = Metrics.Timer(label: "hkid_station_frame_analysis_seconds", factory: factory)
+        storageErrors = Metrics.Counter(label: "hkid_station_storage_errors_total", factory: factory)
     }
 
     /// One finished session, by how it ended and its result code ("none" without one).
@@ -44,6 +46,9 @@ public final class StationMetrics: Sendable {
     }
 
     public func frameDropped() { framesDropped.increment() }
+
+    /// A storage operation failed (the index, the event log, a seal); each is also logged.
+    public func storageFailed() { storageErrors.increment() }
 
     /// The text exposition format for `GET /metrics`.
     public func exposition() -> String { registry.emitToString() }

@@ -32,7 +32,7 @@ struct StationRoutes<Context: RequestContext> {
         router.get("/v1/sessions") { request, _ in try await listSessions(request) }
         router.get("/v1/sessions/{id}") { _, context in
             let id = try sessionID(context)
-            guard let record = await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
+            guard let record = try await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
             return JSONResponse.response(SessionView(record, directory: station.directory))
         }
         router.post("/v1/sessions/{id}/cancel") { _, context in
@@ -40,30 +40,30 @@ struct StationRoutes<Context: RequestContext> {
             return JSONResponse.response(SessionView(record, directory: station.directory))
         }
         router.get("/v1/sessions/{id}/events") { _, context in try await events(try sessionID(context)) }
-        router.get("/v1/sessions/{id}/bundle") { _, context in
+        router.get("/v1/sessions/{id}/bundle") { request, context in
             let id = try sessionID(context)
-            guard let record = await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
+            guard let record = try await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
             guard record.bundleReady else { throw APIError(.conflict, "the bundle of session \(id) is not ready") }
-            return try fileResponse(station.directory.bundlePath(of: id), type: "application/zip",
-                                    downloadName: "hkid-session-\(id).zip")
+            return try await fileResponse(station.directory.bundlePath(of: id), type: "application/zip",
+                                          downloadName: "hkid-session-\(id).zip", request: request, context: context)
         }
-        router.get("/v1/sessions/{id}/video") { _, context in
+        router.get("/v1/sessions/{id}/video") { request, context in
             let id = try sessionID(context)
-            guard let record = await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
+            guard let record = try await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
             guard record.status != .active, record.hasVideo else {
                 throw APIError(.notFound, "session \(id) has no finished video")
             }
-            return try fileResponse(station.directory.file(BundleLayout.video, of: id), type: "video/x-matroska",
-                                    downloadName: nil)
+            return try await fileResponse(station.directory.file(BundleLayout.video, of: id), type: "video/x-matroska",
+                                          downloadName: nil, request: request, context: context, ranges: true)
         }
-        router.get("/v1/sessions/{id}/images/{name}") { _, context in
+        router.get("/v1/sessions/{id}/images/{name}") { request, context in
             let id = try sessionID(context)
             guard let image = context.parameters.get("name").flatMap(SessionImage.init(rawValue:)) else {
                 throw APIError(.notFound, "images are first-card, card and head")
             }
-            guard await station.session(id) != nil else { throw APIError(.notFound, "no session \(id)") }
-            return try fileResponse(station.directory.file(image.fileName, of: id), type: "image/jpeg",
-                                    downloadName: nil)
+            guard try await station.session(id) != nil else { throw APIError(.notFound, "no session \(id)") }
+            return try await fileResponse(station.directory.file(image.fileName, of: id), type: "image/jpeg",
+                                          downloadName: nil, request: request, context: context)
         }
     }
 
@@ -119,11 +119,12 @@ struct StationRoutes<Context: RequestContext> {
             status = value
         }
         var cursor: Int64?
-        if let text = query.get("cursor") {
+        // An empty cursor is the first page, as if none were given.
+        if let text = query.get("cursor"), !text.isEmpty {
             guard let value = Int64(text), value > 0 else { throw APIError(.badRequest, "cursor is not valid") }
             cursor = value
         }
-        let records = try station.store.list(status: status, limit: limit + 1, after: cursor)
+        let records = try await station.list(status: status, limit: limit + 1, after: cursor)
         let page = Array(records.prefix(limit))
         let next = records.count > limit ? page.last?.seq.map(String.init) : nil
         return JSONResponse.response(SessionPage(sessions: page.map { SessionView($0, directory: station.directory) },
@@ -131,27 +132,21 @@ struct StationRoutes<Context: RequestContext> {
     }
 
     /// Server-Sent Events: every line so far, then live lines, one `data:`
-    /// per SPEC section 6 line; `event: end` closes. A finished session replays
-    /// its `events.jsonl`.
+    /// per SPEC section 6 line; `event: end` closes. Both read the session's
+    /// log file from its first line (a live one as it grows), so nothing is
+    /// ever missed however long the session.
     private func events(_ id: SessionID) async throws -> Response {
-        guard let record = await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
-        let lines: AsyncStream<String>
-        if record.status == .active, let live = await station.liveEvents(id) {
-            lines = live
-        } else {
-            let path = station.directory.file(BundleLayout.events, of: id)
-            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-            let stored = text.split(separator: "\n").map(String.init)
-            lines = AsyncStream { continuation in
-                for line in stored { continuation.yield(line) }
-                continuation.finish()
-            }
-        }
+        guard let record = try await station.session(id) else { throw APIError(.notFound, "no session \(id)") }
+        let live = record.status == .active ? await station.liveEvents(id) : nil
+        let stored = live == nil ? FileLines(fd: open(station.directory.file(BundleLayout.events, of: id),
+                                                       O_RDONLY | O_CLOEXEC)) : nil
         let headers: HTTPFields = [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": session \(id)\n\n"))
-            for await line in lines {
-                try await writer.write(ByteBuffer(string: "data: \(line)\n\n"))
+            if let live {
+                for await line in live { try await writer.write(ByteBuffer(string: "data: \(line)\n\n")) }
+            } else if let stored {
+                while let line = stored.nextLine() { try await writer.write(ByteBuffer(string: "data: \(line)\n\n")) }
             }
             try await writer.write(ByteBuffer(string: "event: end\ndata: {}\n\n"))
             try await writer.finish(nil)
@@ -200,13 +195,69 @@ struct StationRoutes<Context: RequestContext> {
                         })
     }
 
-    private func fileResponse(_ path: String, type: String, downloadName: String?) throws -> Response {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw APIError(.notFound, "not found")
-        }
+    /// A session file, streamed from disk in chunks (a 600 s recording is
+    /// ~190 MB: never read whole into memory). With `ranges`, a single
+    /// `Range: bytes=` request gets 206 with that part (players seek with it),
+    /// an unsatisfiable one 416.
+    private func fileResponse(_ path: String, type: String, downloadName: String?, request: Request,
+                              context: Context, ranges: Bool = false) async throws -> Response {
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw APIError(.notFound, "not found") }
+        let size = Int(info.st_size)
         var headers: HTTPFields = [.contentType: type, .cacheControl: "no-store"]
         if let downloadName { headers[.contentDisposition] = "attachment; filename=\"\(downloadName)\"" }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        if ranges { headers[.acceptRanges] = "bytes" }
+        if ranges, let header = request.headers[.range] {
+            switch ByteRange(header: header, size: size) {
+            case .whole:
+                break
+            case .unsatisfiable:
+                headers[.contentRange] = "bytes */\(size)"
+                var response = try APIError(.rangeNotSatisfiable, "the range \(header) is outside the file's \(size) bytes")
+                    .response(from: request, context: context)
+                response.headers[.contentRange] = headers[.contentRange]
+                return response
+            case .part(let range):
+                headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(size)"
+                let body = try await FileIO().loadFile(path: path, range: range, context: context)
+                return Response(status: .partialContent, headers: headers, body: body)
+            }
+        }
+        let body = size == 0 ? ResponseBody() : try await FileIO().loadFile(path: path, context: context)
+        return Response(status: .ok, headers: headers, body: body)
+    }
+}
+
+/// One `Range: bytes=` request against a file of `size` bytes (RFC 9110
+/// 14.1.2). Anything but one byte range is answered with the whole file,
+/// which the RFC allows.
+enum ByteRange: Equatable {
+    case whole
+    case unsatisfiable
+    case part(ClosedRange<Int>)
+
+    init(header: String, size: Int) {
+        let text = header.trimmingCharacters(in: .whitespaces)
+        guard text.lowercased().hasPrefix("bytes="), !text.contains(",") else { self = .whole; return }
+        let spec = text.dropFirst("bytes=".count)
+        let bounds = spec.split(separator: "-", maxSplits: 1, omittingEmptySubsequences: false)
+        guard bounds.count == 2 else { self = .whole; return }
+        let first = bounds[0].trimmingCharacters(in: .whitespaces), last = bounds[1].trimmingCharacters(in: .whitespaces)
+        if first.isEmpty {
+            // bytes=-N: the last N bytes.
+            guard let suffix = Int(last) else { self = .whole; return }
+            guard suffix > 0, size > 0 else { self = .unsatisfiable; return }
+            self = .part(max(size - suffix, 0)...(size - 1))
+            return
+        }
+        guard let start = Int(first), start >= 0 else { self = .whole; return }
+        var end = size - 1
+        if !last.isEmpty {
+            guard let value = Int(last), value >= start else { self = .whole; return }
+            end = min(value, size - 1)
+        }
+        guard start < size else { self = .unsatisfiable; return }
+        self = .part(start...end)
     }
 }
 

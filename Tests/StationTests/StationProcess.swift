@@ -28,14 +28,21 @@ final class StationProcess: @unchecked Sendable {
 
     let dataDirectory: String
     let arguments: [String]
+    /// Added to the daemon's environment (e.g. HKID_STATION_HOLD_AT).
+    let environment: [String: String]
+    /// Run the daemon through this wrapper (e.g. `unshare` to give it its own mounts).
+    let wrapper: [String]
     private(set) var process: Process?
     private(set) var port = 0
     private let lock = NSLock()
     private var log = ""
 
-    init(dataDirectory: String = StationProcess.temporaryDirectory(), arguments: [String]) {
+    init(dataDirectory: String = StationProcess.temporaryDirectory(), arguments: [String],
+         environment: [String: String] = [:], wrapper: [String] = []) {
         self.dataDirectory = dataDirectory
         self.arguments = arguments
+        self.environment = environment
+        self.wrapper = wrapper
     }
 
     var output: String { lock.withLock { log } }
@@ -44,8 +51,12 @@ final class StationProcess: @unchecked Sendable {
     /// free port) and, unless told not to, for its camera's first pictures.
     func start(timeout: Duration = .seconds(20), waitingForCamera: Bool = true) throws {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--port", "0", "--data-directory", dataDirectory] + arguments
+        let command = wrapper + [Self.binary, "--port", "0", "--data-directory", dataDirectory] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.currentDirectoryURL = Self.repository
         let pipe = Pipe()
         process.standardError = pipe
@@ -100,6 +111,16 @@ final class StationProcess: @unchecked Sendable {
             usleep(100_000)
         }
         throw StationTestError("hkid-station's camera did not start:\n\(output)")
+    }
+
+    /// Waits until the daemon's log contains `text`.
+    func waitForOutput(_ text: String, timeout: Duration = .seconds(60)) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if output.contains(text) { return }
+            usleep(50_000)
+        }
+        throw StationTestError("hkid-station never logged \"\(text)\":\n\(output)")
     }
 
     /// Waits for the process to exit on its own; returns its status.
