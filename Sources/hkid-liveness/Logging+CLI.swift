@@ -8,10 +8,12 @@ struct LoggingOptions: ParsableArguments {
     var verbose: Int
 
     func bootstrap() {
+        // The per-frame log is at .trace, so -vv must reach it (.debug
+        // alone showed nothing more than -v).
         let level: Logger.Level = switch verbose {
         case 0: .warning
         case 1: .info
-        default: .debug
+        default: .trace
         }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

@@ -17,7 +17,7 @@ struct RunCommand: ParsableCommand {
     var input: String?
 
     @Option(help: "Built-in source: webcam, videotestsrc or realtime-file (a file played at real-time speed).")
-    var source: String = "webcam"
+    var source: LiveSource = .webcam
 
     @OptionGroup var session: SessionOptions
     @OptionGroup var pipeline: PipelineOptions
@@ -27,18 +27,15 @@ struct RunCommand: ParsableCommand {
     var watchdog: Double = 2
 
     func validate() throws {
-        guard PipelineDescription.builtIn[source] != nil else {
-            throw ValidationError("--source must be one of \(PipelineDescription.builtIn.keys.sorted().joined(separator: ", "))")
-        }
         guard watchdog >= 0, watchdog.isFinite else { throw ValidationError("--watchdog must be zero or a positive number") }
     }
 
     func run() throws {
         logging.bootstrap()
-        let description = try pipeline.description(else: PipelineDescription.builtIn[source]!)
+        let description = try pipeline.description(else: source.description)
         let frameSource: FrameSource
         do {
-            let defaultInput = source == "webcam" && !pipeline.isCustom ? "/dev/video0" : nil
+            let defaultInput = source == .webcam && !pipeline.isCustom ? "/dev/video0" : nil
             frameSource = try FrameSource(description, input: input ?? defaultInput, stallTimeout: nil)
         } catch {
             Output.error("hkid-liveness: \(error)")
@@ -82,6 +79,23 @@ struct RunCommand: ParsableCommand {
         if let failure {
             Output.error("hkid-liveness: \(failure)")
             throw ExitStatus.inputFailed
+        }
+    }
+}
+
+/// The built-in live sources of `run --source`. The replay description is
+/// not one of them: it decodes as fast as it can, which a live session
+/// would take for a camera running far ahead of real time.
+enum LiveSource: String, ExpressibleByArgument, CaseIterable {
+    case webcam
+    case videotestsrc
+    case realtimeFile = "realtime-file"
+
+    var description: PipelineDescription {
+        switch self {
+        case .webcam: .webcam
+        case .videotestsrc: .testPattern
+        case .realtimeFile: .realtimeFile
         }
     }
 }

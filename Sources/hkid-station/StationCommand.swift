@@ -31,7 +31,7 @@ struct StationCommand: AsyncParsableCommand {
     var signingKey: String?
 
     @Option(name: .long, help: "Video source: webcam, file, test-pattern or pipeline.")
-    var source: String?
+    var source: SourceArgument?
 
     @Option(name: .long, help: "Camera device for --source webcam.")
     var device: String?
@@ -46,10 +46,33 @@ struct StationCommand: AsyncParsableCommand {
     var restartFileOnSession = false
 
     @Option(name: .long, help: "whole-session (ALL_Save_Video), after-first or none.")
-    var recordMode: String?
+    var recordMode: RecordModeArgument?
 
-    @Option(name: .long, help: "Log level: trace, debug, info, notice, warning, error.")
-    var logLevel: String = "info"
+    @Option(name: .long, help: "Log level.")
+    var logLevel: LogLevelArgument = .info
+
+    /// Like ArgumentParser's own `main`, except that a malformed command line
+    /// gets one line on stderr (`hkid-station: The value 'loud' is invalid …`)
+    /// rather than the message plus a usage block: journald shows one line.
+    static func main() async {
+        var command: StationCommand
+        do {
+            command = try parse()
+            try await command.run()
+        } catch {
+            let code = exitCode(for: error)
+            // Help and the exits run() chose print as ArgumentParser intends.
+            if code == .success || error is ExitCode { exit(withError: error) }
+            // A long list of values comes as "one of the following:" and an
+            // indented "- value" line each; those are folded into the line.
+            let lines = self.message(for: error).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            var message = lines.first ?? "\(error)"
+            let values = lines.dropFirst().prefix { $0.hasPrefix("- ") }.map { $0.dropFirst(2) }
+            if message.hasSuffix(":"), !values.isEmpty { message += " " + values.joined(separator: ", ") }
+            FileHandle.standardError.write(Data("hkid-station: \(message)\n".utf8))
+            Foundation.exit(code.rawValue)
+        }
+    }
 
     func run() async throws {
         // Session files are personal data: nothing this process creates is
@@ -70,23 +93,13 @@ struct StationCommand: AsyncParsableCommand {
         if let dataDirectory { settings.dataDirectory = dataDirectory }
         if let tokenFile { settings.tokenFile = tokenFile }
         if let signingKey { settings.signingKeyFile = signingKey }
-        if let source {
-            guard let kind = StationConfiguration.SourceKind(rawValue: source) else {
-                throw ValidationError("--source must be webcam, file, test-pattern or pipeline")
-            }
-            settings.source = kind
-        }
+        if let source { settings.source = source.kind }
         if let device { settings.device = device }
         if let file { settings.file = file }
         if let pipeline { settings.pipeline = pipeline }
         if restartFileOnSession { settings.restartFileOnSession = true }
-        if let recordMode {
-            guard let mode = RecordMode(configValue: recordMode) else {
-                throw ValidationError("--record-mode must be whole-session, after-first or none")
-            }
-            settings.recordMode = mode
-        }
-        let level = Logger.Level(rawValue: logLevel) ?? .info
+        if let recordMode { settings.recordMode = recordMode.mode }
+        let level = logLevel.level
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level
