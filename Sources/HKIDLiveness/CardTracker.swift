@@ -9,6 +9,8 @@ import Logging
 final class CardTracker {
     private let handle: OpaquePointer
     private let logger: Logger
+    /// The card type last handed to the shim (which has no getter for it).
+    private(set) var cardType: CardType
 
     init(configuration: LivenessConfiguration, logger: Logger) throws(LivenessError) {
         var config = cv_config()
@@ -36,6 +38,7 @@ final class CardTracker {
         }
         handle = created
         self.logger = logger
+        cardType = configuration.cardType
     }
 
     deinit {
@@ -63,7 +66,9 @@ final class CardTracker {
 
     func setCardType(_ type: CardType) {
         let status = cv_tracker_set_card_type(handle, type.cValue)
-        if status != CV_OK {
+        if status == CV_OK {
+            cardType = type
+        } else {
             logger.warning("cv_tracker_set_card_type failed",
                            metadata: ["status": "\(String(cString: cv_status_string(status.rawValue)))"])
         }

@@ -91,7 +91,12 @@ extension LivenessSession {
             if let existing = state.tracker {
                 tracker = existing
             } else {
-                tracker = try CardTracker(configuration: state.configuration, logger: logger)
+                // The card type of the running attempt, fixed at startDetect:
+                // a setCardType since then waits for the next startDetect, in
+                // the tracker as in the state machine.
+                var configuration = state.configuration
+                configuration.cardType = state.machine.cardType
+                tracker = try CardTracker(configuration: configuration, logger: logger)
                 state.tracker = tracker
             }
             var measurement = try tracker.process(frame.view)

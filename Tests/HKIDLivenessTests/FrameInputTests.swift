@@ -31,6 +31,31 @@ struct FrameInputTests {
         session.close()
     }
 
+    /// setCardType takes effect at the next startDetect. The tracker is
+    /// created at the first frame; it used to take the card type set since
+    /// startDetect while the state machine kept the old one (2003's portrait
+    /// searched on a 2018 card's still).
+    @Test func setCardTypeBeforeTheFirstFrameWaitsForStartDetectInTheTrackerToo() throws {
+        let session = Self.liveSession()
+        session.startDetect()
+        session.setCardType(.hkid2003)
+        let pixels = [UInt8](repeating: 0, count: 64 * 48)
+        func frame(_ pts: Int64) throws {
+            _ = try pixels.withUnsafeBufferPointer { buffer in
+                try session.addFrame(planes: [buffer.baseAddress!], strides: [64], width: 64, height: 48, format: .gray8, pts: pts)
+            }
+        }
+        func cardTypes() -> (machine: CardType, tracker: CardType?) {
+            session.state.withLock { ($0.machine.cardType, $0.tracker?.cardType) }
+        }
+        try frame(0)
+        #expect(cardTypes() == (.hkid2018, .hkid2018))
+        session.startDetect()
+        try frame(40_000_000)
+        #expect(cardTypes() == (.hkid2003, .hkid2003))
+        session.close()
+    }
+
     @Test func framesBeforeStartDetectAreNotAnalysed() throws {
         let session = Self.liveSession()
         let pixels = [UInt8](repeating: 0, count: 64 * 48)
