@@ -1,7 +1,8 @@
 // swift-tools-version:6.1
 //
 // Layering (each layer only depends on the ones above it):
-//   COpenCV, CGStreamer     system libraries, through the trimmed .pc files in pkgconfig/
+//   COpenCV, CGStreamerSystem   system libraries (includes only), through the trimmed .pc files in pkgconfig/
+//   CGStreamer              C helpers around GStreamer (one header, one .c file)
 //   CCardVision             the C shim that measures (C header, C++17 inside)
 //   CCardRender             synthetic scenes with exact ground truth, and overlays (tests, samples, --annotate)
 //   HKIDLiveness            the session that decides (state machine, observers, timers)
@@ -41,8 +42,12 @@ let package = Package(
     targets: [
         .systemLibrary(name: "COpenCV", pkgConfig: "hkid-opencv4",
                        providers: [.apt(["libopencv-dev", "opencv-data"])]),
-        .systemLibrary(name: "CGStreamer", pkgConfig: "hkid-gstreamer",
+        .systemLibrary(name: "CGStreamerSystem", pkgConfig: "hkid-gstreamer",
                        providers: [.apt(["libgstreamer1.0-dev", "libgstreamer-plugins-base1.0-dev"])]),
+        // The C helpers Swift needs around GStreamer (macros, the streaming-
+        // thread probe, pad walks, malloc tuning), as swift-nio's CNIOLinux;
+        // `import CGStreamer` brings them and GStreamer's API.
+        .target(name: "CGStreamer", dependencies: ["CGStreamerSystem"]),
 
         // No unsafeFlags: SwiftPM refuses a version-pinned dependency whose
         // targets carry them (scripts/downstream-check.sh proves it stays so).

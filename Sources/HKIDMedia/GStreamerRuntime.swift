@@ -41,7 +41,7 @@ public enum GStreamerRuntime {
     ///   only the search order changes, and GStreamer's own dlopen of the
     ///   file later returns this handle. Other plugins were tried the same
     ///   way; their dependencies are few and nothing was gained.
-    /// - Every videoflip that may not rotate starts in passthrough (shim.h):
+    /// - Every videoflip that may not rotate starts in passthrough (CGStreamer.c):
     ///   otherwise 1.22 copies each unrotated frame.
     static func parseSourcePipeline(_ text: String, origin: String,
                                     notABin: String) throws(MediaError) -> (pipeline: UnsafeMutablePointer<GstElement>, bin: UnsafeMutablePointer<GstBin>) {

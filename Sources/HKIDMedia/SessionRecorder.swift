@@ -11,7 +11,7 @@ import Foundation
 ///
 /// Lifecycle, all on the camera thread: `attach` (link to the tee and start),
 /// `beginDetach` (the streaming thread unlinks it and sends EOS into it, see
-/// `hk_tee_branch_detach` in shim.h), `remove` (once its EOS came back, or a
+/// `hk_tee_branch_detach` in CGStreamer.c), `remove` (once its EOS came back, or a
 /// timeout passed: stop it and take it out of the pipeline).
 final class SessionRecorder {
     let path: String

@@ -1,71 +1,41 @@
-/*
- * The few GStreamer things Swift cannot import on its own: macros (buffer
- * timestamps, GST_CLOCK_TIME_NONE, video-frame planes, message fields) and the
- * casts GObject hides behind them. Only thin inline wrappers live here; what
- * to do with a frame is decided in Swift.
- */
-#ifndef HKID_CGSTREAMER_SHIM_H
-#define HKID_CGSTREAMER_SHIM_H
+/* Definitions of the helpers CGStreamer.h declares (and says why). */
+#include "CGStreamer.h"
 
 #include <malloc.h>
 #include <string.h>
-#include <gst/gst.h>
-#include <gst/app/gstappsink.h>
-#include <gst/base/gstbasetransform.h>
-#include <gst/app/gstappsrc.h>
-#include <gst/video/video.h>
 
-static inline GstClockTime hk_clock_time_none(void) { return GST_CLOCK_TIME_NONE; }
-static inline gboolean hk_clock_time_is_valid(GstClockTime t) { return GST_CLOCK_TIME_IS_VALID(t); }
+gboolean hk_clock_time_is_valid(GstClockTime t) { return GST_CLOCK_TIME_IS_VALID(t); }
 
-static inline GstClockTime hk_buffer_pts(GstBuffer *buffer) { return GST_BUFFER_PTS(buffer); }
-static inline GstClockTime hk_buffer_duration(GstBuffer *buffer) { return GST_BUFFER_DURATION(buffer); }
-static inline void hk_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration) {
+void hk_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration) {
     GST_BUFFER_PTS(buffer) = pts;
     GST_BUFFER_DTS(buffer) = GST_CLOCK_TIME_NONE;
     GST_BUFFER_DURATION(buffer) = duration;
 }
 
-static inline GstMessageType hk_message_type(GstMessage *message) { return GST_MESSAGE_TYPE(message); }
-static inline const char *hk_message_source_name(GstMessage *message) {
+GstMessageType hk_message_type(GstMessage *message) { return GST_MESSAGE_TYPE(message); }
+const char *hk_message_source_name(GstMessage *message) {
     return GST_MESSAGE_SRC(message) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(message)) : "";
 }
-static inline GstObject *hk_message_source(GstMessage *message) { return GST_MESSAGE_SRC(message); }
+GstObject *hk_message_source(GstMessage *message) { return GST_MESSAGE_SRC(message); }
 
-static inline GstAppSink *hk_as_app_sink(GstElement *element) {
+GstAppSink *hk_as_app_sink(GstElement *element) {
     return GST_IS_APP_SINK(element) ? GST_APP_SINK(element) : NULL;
 }
-static inline GstAppSrc *hk_as_app_src(GstElement *element) {
+GstAppSrc *hk_as_app_src(GstElement *element) {
     return GST_IS_APP_SRC(element) ? GST_APP_SRC(element) : NULL;
 }
-static inline GstBin *hk_as_bin(GstElement *element) {
+GstBin *hk_as_bin(GstElement *element) {
     return GST_IS_BIN(element) ? GST_BIN(element) : NULL;
 }
-static inline GstObject *hk_as_object(gpointer p) { return GST_OBJECT(p); }
+GstObject *hk_as_object(gpointer p) { return GST_OBJECT(p); }
 
 /* Whether a GObject has a property of that name (gst_util_set_object_arg
  * only warns on a missing one, and we want to say so). */
-static inline gboolean hk_object_has_property(gpointer object, const char *name) {
+gboolean hk_object_has_property(gpointer object, const char *name) {
     return g_object_class_find_property(G_OBJECT_GET_CLASS(object), name) != NULL;
 }
 
-/*
- * A video sample mapped for reading. The planes stay valid until
- * hk_video_frame_unmap; the sample must outlive the mapping.
- */
-typedef struct hk_video_frame {
-    GstVideoFrame frame;
-    GstVideoFormat format;
-    int width;
-    int height;
-    int n_planes;
-    const guint8 *planes[4];
-    int strides[4];
-    GstClockTime pts;
-    GstClockTime duration;
-} hk_video_frame;
-
-static inline gboolean hk_video_frame_map(GstSample *sample, hk_video_frame *out) {
+gboolean hk_video_frame_map(GstSample *sample, hk_video_frame *out) {
     GstCaps *caps = gst_sample_get_caps(sample);
     GstBuffer *buffer = gst_sample_get_buffer(sample);
     GstVideoInfo info;
@@ -84,25 +54,14 @@ static inline gboolean hk_video_frame_map(GstSample *sample, hk_video_frame *out
     return TRUE;
 }
 
-static inline void hk_video_frame_unmap(hk_video_frame *frame) { gst_video_frame_unmap(&frame->frame); }
-
-/* Nominal frame rate of a sample's caps, 0/1 when unknown or variable. */
-static inline void hk_sample_framerate(GstSample *sample, int *num, int *den) {
-    GstVideoInfo info;
-    GstCaps *caps = gst_sample_get_caps(sample);
-    *num = 0; *den = 1;
-    if (caps != NULL && gst_video_info_from_caps(&info, caps)) {
-        *num = GST_VIDEO_INFO_FPS_N(&info);
-        *den = GST_VIDEO_INFO_FPS_D(&info);
-    }
-}
+void hk_video_frame_unmap(hk_video_frame *frame) { gst_video_frame_unmap(&frame->frame); }
 
 /*
  * A new buffer holding an I420 frame copied row by row from the caller's
  * planes (any strides) into GStreamer's default layout for those caps.
  * Returns NULL when the size does not match the caps.
  */
-static inline GstBuffer *hk_i420_buffer_new(int width, int height,
+GstBuffer *hk_i420_buffer_new(int width, int height,
                                             const guint8 *y, int y_stride,
                                             const guint8 *u, int u_stride,
                                             const guint8 *v, int v_stride) {
@@ -125,7 +84,6 @@ static inline GstBuffer *hk_i420_buffer_new(int width, int height,
     return buffer;
 }
 
-
 /*
  * Camera pipeline with a recording branch on a tee (hkid-station, issue 6).
  *
@@ -145,14 +103,14 @@ static GstPadProbeReturn hk_tee_branch_detach_probe(GstPad *pad, GstPadProbeInfo
 }
 
 /* Schedules the detach for the next buffer on tee_pad. */
-static inline void hk_tee_branch_detach(GstPad *tee_pad, GstPad *branch_sink) {
+void hk_tee_branch_detach(GstPad *tee_pad, GstPad *branch_sink) {
     gst_pad_add_probe(tee_pad, GST_PAD_PROBE_TYPE_BLOCK_DOWNSTREAM, hk_tee_branch_detach_probe,
                       gst_object_ref(branch_sink), (GDestroyNotify)gst_object_unref);
 }
 
 /* The pipeline's running time now (clock time minus base time), or
  * GST_CLOCK_TIME_NONE before it has a clock. */
-static inline GstClockTime hk_element_running_time(GstElement *element) {
+GstClockTime hk_element_running_time(GstElement *element) {
     GstClock *clock = gst_element_get_clock(element);
     if (clock == NULL) return GST_CLOCK_TIME_NONE;
     GstClockTime now = gst_clock_get_time(clock);
@@ -164,7 +122,7 @@ static inline GstClockTime hk_element_running_time(GstElement *element) {
 /* With message-forward=TRUE a bin wraps each child's EOS in an element
  * message "GstBinForwarded"; true when msg is one whose EOS came from inside
  * `within` (a sink of the recording bin). */
-static inline gboolean hk_message_is_forwarded_eos_within(GstMessage *msg, GstObject *within) {
+gboolean hk_message_is_forwarded_eos_within(GstMessage *msg, GstObject *within) {
     if (GST_MESSAGE_TYPE(msg) != GST_MESSAGE_ELEMENT) return FALSE;
     const GstStructure *s = gst_message_get_structure(msg);
     if (s == NULL || !gst_structure_has_name(s, "GstBinForwarded")) return FALSE;
@@ -178,11 +136,11 @@ static inline gboolean hk_message_is_forwarded_eos_within(GstMessage *msg, GstOb
 
 /* Copies a sample's whole buffer (an encoded JPEG, say) into dest; returns
  * the byte count, or 0 when it does not fit or there is no buffer. */
-static inline gsize hk_sample_size(GstSample *sample) {
+gsize hk_sample_size(GstSample *sample) {
     GstBuffer *buffer = gst_sample_get_buffer(sample);
     return buffer ? gst_buffer_get_size(buffer) : 0;
 }
-static inline gsize hk_sample_copy(GstSample *sample, guint8 *dest, gsize capacity) {
+gsize hk_sample_copy(GstSample *sample, guint8 *dest, gsize capacity) {
     GstBuffer *buffer = gst_sample_get_buffer(sample);
     if (buffer == NULL || gst_buffer_get_size(buffer) > capacity) return 0;
     return gst_buffer_extract(buffer, 0, dest, capacity);
@@ -195,7 +153,7 @@ static inline gsize hk_sample_copy(GstSample *sample, guint8 *dest, gsize capaci
  * bin whose direction is identity or automatic starts in passthrough; an
  * orientation tag that asks for a rotation switches it off again (videoflip
  * does that itself when the method changes). */
-static inline void hk_videoflips_start_in_passthrough(GstBin *bin) {
+void hk_videoflips_start_in_passthrough(GstBin *bin) {
     GstIterator *it = gst_bin_iterate_all_by_element_factory_name(bin, "videoflip");
     GValue item = G_VALUE_INIT;
     while (gst_iterator_next(it, &item) == GST_ITERATOR_OK) {
@@ -215,7 +173,7 @@ static inline void hk_videoflips_start_in_passthrough(GstBin *bin) {
  * through linked peers (bins through their ghost pads) arrives at a source,
  * an element without sink pads. FALSE when a link on the way was never made,
  * e.g. decodebin exposed no pad that could link to the video branch. */
-static inline gboolean hk_element_reaches_a_source(GstElement *element) {
+gboolean hk_element_reaches_a_source(GstElement *element) {
     gboolean reaches = FALSE, has_sink_pads = FALSE;
     GstIterator *it = gst_element_iterate_sink_pads(element);
     GValue item = G_VALUE_INIT;
@@ -239,13 +197,13 @@ static inline gboolean hk_element_reaches_a_source(GstElement *element) {
 
 /* gst_iterator_fold steps for hk_bin_has_running_task: `running` is a
  * gboolean GValue; returning FALSE stops the fold once it is set. */
-static inline gboolean hk_fold_pad_task_running(const GValue *pad, GValue *running, gpointer unused) {
+static gboolean hk_fold_pad_task_running(const GValue *pad, GValue *running, gpointer unused) {
     (void)unused;
     if (gst_pad_get_task_state(GST_PAD(g_value_get_object(pad))) == GST_TASK_STARTED) g_value_set_boolean(running, TRUE);
     return !g_value_get_boolean(running);
 }
 
-static inline gboolean hk_fold_element_task_running(const GValue *element, GValue *running, gpointer unused) {
+static gboolean hk_fold_element_task_running(const GValue *element, GValue *running, gpointer unused) {
     (void)unused;
     GstIterator *pads = gst_element_iterate_pads(GST_ELEMENT(g_value_get_object(element)));
     if (gst_iterator_fold(pads, hk_fold_pad_task_running, running, NULL) != GST_ITERATOR_DONE
@@ -262,7 +220,7 @@ static inline gboolean hk_fold_element_task_running(const GValue *element, GValu
  * output); when none runs and the sink has no EOS, nothing will ever arrive.
  * A bin that changes while it is looked at (decodebin plugging elements) is
  * busy, hence TRUE, as is an iterator that fails. */
-static inline gboolean hk_bin_has_running_task(GstBin *bin) {
+gboolean hk_bin_has_running_task(GstBin *bin) {
     GValue running = G_VALUE_INIT;
     g_value_init(&running, G_TYPE_BOOLEAN);
     GstIterator *elements = gst_bin_iterate_recurse(bin);
@@ -274,7 +232,7 @@ static inline gboolean hk_bin_has_running_task(GstBin *bin) {
 /* Keeps large buffers (decoded frames, encoder state) in mmap so that
  * freeing them returns them to the system; see AllocatorTuning.swift.
  * <malloc.h> is not part of Swift's Glibc module, hence here. */
-static inline void hk_pin_mmap_threshold(int bytes) {
+void hk_pin_mmap_threshold(int bytes) {
 #ifdef M_MMAP_THRESHOLD
     mallopt(M_MMAP_THRESHOLD, bytes);
 #else
@@ -284,10 +242,8 @@ static inline void hk_pin_mmap_threshold(int bytes) {
 
 /* Hands free pages in every malloc arena back to the system (not just the
  * top of the main heap, as free() does); see AllocatorTuning.swift. */
-static inline void hk_release_free_memory(void) {
+void hk_release_free_memory(void) {
 #ifdef __GLIBC__
     malloc_trim(0);
 #endif
 }
-
-#endif /* HKID_CGSTREAMER_SHIM_H */
