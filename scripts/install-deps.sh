@@ -9,7 +9,7 @@ packages=(
   gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   libopencv-dev opencv-data libjpeg62-turbo-dev
-  libsqlite3-dev
+  libsqlite3-dev sqlite3   # sqlite3: the station tests change the index under the daemon
 )
 # Extra groups, asked for by the make targets that need them.
 for group in "$@"; do

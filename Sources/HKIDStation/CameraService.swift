@@ -19,7 +19,8 @@ public final class CameraService: Sendable {
 
     private struct State {
         var control: CameraPipeline.Control?
-        /// Bumped each time a new pipeline starts running.
+        /// Bumped each time a new pipeline delivers its first frame (a
+        /// pipeline that is built but fails at once never counts as running).
         var generation = 0
         var health = Health()
         var shuttingDown = false
@@ -102,16 +103,43 @@ public final class CameraService: Sendable {
         guard let control = state.withLock({ $0.control }) else {
             throw MediaError(.writeFailed, input: path, reason: "the camera is not running")
         }
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, MediaError>, Never>) in
-            control.startRecording(to: path) { continuation.resume(returning: $0) }
+        // Bounded: a pipeline whose loop has just ended never answers.
+        let failed = Result<Void, MediaError>.failure(
+            MediaError(.writeFailed, input: path, reason: "the camera did not start the recording within \(Self.answerTimeout)"))
+        let result = await Self.answer(within: Self.answerTimeout, otherwise: failed) { reply in
+            control.startRecording(to: path) { reply($0) }
         }
         try result.get()
     }
 
     func stopRecording() async -> CameraPipeline.RecordingEnding {
         guard let control = state.withLock({ $0.control }) else { return .notRecording }
-        return await withCheckedContinuation { continuation in
-            control.stopRecording { continuation.resume(returning: $0) }
+        let path = "recording"
+        return await Self.answer(within: settings.recordingDrainTimeout + Self.answerTimeout,
+                                 otherwise: .cutShort(path: path, reason: "the camera did not answer the stop")) { reply in
+            control.stopRecording { reply($0) }
+        }
+    }
+
+    /// How long the camera thread may take to pick up a request.
+    static let answerTimeout: Duration = .seconds(10)
+
+    /// The first of the camera's answer and `fallback` at the deadline.
+    private static func answer<Value: Sendable>(within timeout: Duration, otherwise fallback: Value,
+                                                _ ask: (@escaping @Sendable (Value) -> Void) -> Void) async -> Value {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Value, Never>) in
+            let once = Mutex<CheckedContinuation<Value, Never>?>(continuation)
+            let reply: @Sendable (Value) -> Void = { value in
+                once.withLock { pending in
+                    pending?.resume(returning: value)
+                    pending = nil
+                }
+            }
+            ask(reply)
+            Task {
+                try? await Task.sleep(for: timeout)
+                reply(fallback)
+            }
         }
     }
 
@@ -141,22 +169,27 @@ public final class CameraService: Sendable {
         while !state.withLock({ $0.shuttingDown }) {
             do {
                 let camera = try CameraPipeline(settings: settings, logger: logger)
-                let waiters = state.withLock { state in
+                state.withLock { state in
                     state.control = camera.control
-                    state.generation += 1
                     state.restartRequested = false
                     state.health.running = true
                     state.health.lastError = nil
-                    defer { state.generationWaiters = [:] }
-                    return state.generationWaiters
                 }
-                for (_, waiter) in waiters { waiter.1.resume(returning: true) }
                 if state.withLock({ $0.shuttingDown }) { camera.control.stop() }
+                var delivered = false
                 let ending = try camera.run(onFrame: { [self] frame in
-                    state.withLock { state in
+                    let waiters = state.withLock { state -> [UUID: (Int, CheckedContinuation<Bool, Never>)] in
                         state.health.framesSeen += 1
                         state.health.frameWidth = frame.width
                         state.health.frameHeight = frame.height
+                        guard !delivered else { return [:] }
+                        state.generation += 1
+                        defer { state.generationWaiters = [:] }
+                        return state.generationWaiters
+                    }
+                    if !delivered {
+                        delivered = true
+                        for (_, waiter) in waiters { waiter.1.resume(returning: true) }
                     }
                     frameConsumer.withLock { $0 }?(frame)
                 }, onPreview: { [self] jpeg in
