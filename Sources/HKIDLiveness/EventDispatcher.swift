@@ -150,3 +150,39 @@ final class EventDispatcher: Sendable {
         }
     }
 }
+
+/// An event on its way to observers, whose result stills may not be encoded yet.
+struct QueuedEvent: Sendable {
+    let event: LivenessEvent
+    var stills: ResultStills? = nil
+
+    /// The event as observers and callers see it: a result with its images.
+    var resolved: LivenessEvent {
+        guard let stills, case .result(var result) = event else { return event }
+        result.images = stills.encoded()
+        return .result(result)
+    }
+}
+
+/// The SDK's `DSLHKIDCardDetectObserverDelegate`. Sessions hold observers
+/// weakly, so an observer that goes away simply stops being called; calling
+/// `unregisterObserver` in `deinit` (as the SDK required) is still fine.
+///
+/// Callbacks arrive on the session's delivery queue, one at a time, in event
+/// order, never on the thread that called `addFrame`.
+public protocol LivenessObserver: AnyObject, Sendable {
+    func didUpdateOperationCommand(_ command: OperationCommand)
+    func didDetectResult(_ result: LivenessResult)
+    /// Per-frame trace; only when `emitsFrameTrace` is on. Optional.
+    func didAnalyseFrame(_ frame: FrameTrace)
+}
+
+extension LivenessObserver {
+    public func didAnalyseFrame(_ frame: FrameTrace) {}
+}
+
+/// Identifies a closure registered with `LivenessSession.onEvent`; pass it to
+/// `removeHandler` to stop the callbacks.
+public struct EventHandlerToken: Sendable, Hashable {
+    let id: UInt64
+}

@@ -1,3 +1,5 @@
+import CCardVision
+
 /// A raw frame that someone else owns, valid only for the duration of the
 /// call it is passed to (like the SDK's `addDetectBufferData` buffer, or a
 /// mapped GstBuffer). Nothing is copied on the `addFrame` path.
@@ -34,5 +36,84 @@ public struct FrameView {
         for index in 0..<format.planeCount where strides[index] <= 0 {
             throw .invalidFrame("stride \(strides[index]) of plane \(index)")
         }
+    }
+}
+
+/// Pixel layouts `addFrame` accepts (those the vision shim reads).
+public enum FramePixelFormat: Sendable, Hashable, CaseIterable {
+    /// One plane: luma.
+    case gray8
+    /// Three planes: Y, U, V (U and V at half size).
+    case i420
+    /// Two planes: Y, interleaved UV at half size.
+    case nv12
+    /// One plane, 3 bytes per pixel.
+    case bgr
+    /// One plane, 4 bytes per pixel (BGRx works too).
+    case bgra
+
+    public var planeCount: Int {
+        switch self {
+        case .gray8, .bgr, .bgra: 1
+        case .nv12: 2
+        case .i420: 3
+        }
+    }
+
+    /// Rows in plane `index` of a frame `height` rows high.
+    func rows(ofPlane index: Int, height: Int) -> Int {
+        index == 0 ? height : (height + 1) / 2
+    }
+
+    var cValue: cv_pixel_format {
+        switch self {
+        case .gray8: CV_PIXEL_GRAY8
+        case .i420: CV_PIXEL_I420
+        case .nv12: CV_PIXEL_NV12
+        case .bgr: CV_PIXEL_BGR
+        case .bgra: CV_PIXEL_BGRA
+        }
+    }
+}
+
+/// A private copy of a frame, so that `offerFrame` can return before the
+/// caller's buffer is recycled and analysis can happen later on another thread.
+struct OwnedFrame: Sendable {
+    let format: FramePixelFormat
+    let width: Int
+    let height: Int
+    let planes: [[UInt8]]
+    let strides: [Int]
+    let pts: Int64
+
+    /// Copies exactly the rows each plane has, keeping the caller's strides.
+    init(copying view: FrameView) throws(LivenessError) {
+        try view.validate()
+        format = view.format
+        width = view.width
+        height = view.height
+        strides = Array(view.strides.prefix(view.format.planeCount))
+        pts = view.pts
+        var planes: [[UInt8]] = []
+        for index in 0..<view.format.planeCount {
+            let count = strides[index] * view.format.rows(ofPlane: index, height: view.height)
+            planes.append(Array(UnsafeBufferPointer(start: view.planes[index], count: count)))
+        }
+        self.planes = planes
+    }
+
+    /// Lends the copy out as a `FrameView` for the duration of `body`.
+    func withView<R>(_ body: (FrameView) throws(LivenessError) -> R) throws(LivenessError) -> R {
+        func lend(_ index: Int, _ pointers: [UnsafePointer<UInt8>]) throws(LivenessError) -> R {
+            guard index < planes.count else {
+                return try body(FrameView(format: format, width: width, height: height,
+                                          planes: pointers, strides: strides, pts: pts))
+            }
+            // Nested so that every plane's pointer stays valid until body returns.
+            return try planes[index].withUnsafeBufferPointer { buffer throws(LivenessError) -> R in
+                try lend(index + 1, pointers + [buffer.baseAddress!])
+            }
+        }
+        return try lend(0, [])
     }
 }

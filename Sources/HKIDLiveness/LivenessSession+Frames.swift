@@ -152,19 +152,6 @@ extension LivenessSession {
     }
 }
 
-/// `FrameAnalysis` before its result stills are encoded.
-struct QueuedAnalysis: Sendable {
-    var t: MediaTime
-    var measurement: CardMeasurement?
-    var events: [QueuedEvent]
-
-    /// Encodes the stills here, on the caller's thread, unless the delivery
-    /// queue got to them first.
-    func resolved() -> FrameAnalysis {
-        FrameAnalysis(t: t, measurement: measurement, events: events.map(\.resolved))
-    }
-}
-
 /// Lets a caller's frame into the analysis lock without tying the tracker to
 /// the caller's concurrency region.
 ///

@@ -188,3 +188,151 @@ public final class LivenessSession: Sendable {
         return ResultStills(still, kinds: code.stillKinds)
     }
 }
+
+/// Everything the analysis lock protects: the state machine, the tracker and
+/// the media clock. One frame is analysed at a time, so the tracker (which
+/// must not be used from two threads) and the state machine always see
+/// frames in one order.
+struct SessionState {
+    var configuration: LivenessConfiguration
+    var machine: LivenessStateMachine
+    /// Created on the first `addFrame`, so measurement-only sessions never need the vision shim.
+    var tracker: CardTracker?
+    /// A stand-in for the tracker's stills in measurement-only sessions.
+    var standInStills: (any StillProvider)?
+    /// pts of the first frame ever received: `t` is measured from it.
+    var origin: Int64?
+    /// Media time of the latest frame or measurement, analysed or not: where
+    /// `startDetect` and `startOverTime` start the clock from.
+    var lastTime: MediaTime?
+    var counters = FrameCounters()
+    var closed = false
+    /// Where the watchdog extrapolates media time from: the last frame (or
+    /// `startDetect`), on both clocks.
+    var watchdogBase: (wall: ContinuousClock.Instant, media: MediaTime)?
+    var watchdog: Task<Void, Never>?
+
+    var stills: (any StillProvider)? {
+        standInStills ?? tracker
+    }
+
+    /// Media time of a pts, from the first frame.
+    mutating func mediaTime(ofPTS pts: Int64) -> MediaTime {
+        let origin = self.origin ?? pts
+        self.origin = origin
+        let t = MediaTime(nanoseconds: pts &- origin)
+        if lastTime.map({ t > $0 }) ?? true { lastTime = t }
+        return t
+    }
+}
+
+/// The one-frame mailbox behind `offerFrame`: a newer frame replaces an older
+/// one that analysis has not started on (the SDK sample's "last frame not
+/// finished" guard, but keeping the newest frame rather than the oldest).
+struct OfferState {
+    var pending: OwnedFrame?
+    /// A drain job is queued or running on the analysis queue.
+    var draining = false
+    var offered = 0
+    var dropped = 0
+    var closed = false
+}
+
+extension LivenessSession {
+    /// The SDK's `registerObserver`. Held weakly; registering twice is harmless.
+    public func registerObserver(_ observer: any LivenessObserver) {
+        dispatcher.register(observer)
+    }
+
+    /// The SDK's `unregisterObserver`. Once it returns, no callback that has
+    /// not already started reaches the observer.
+    public func unregisterObserver(_ observer: any LivenessObserver) {
+        dispatcher.unregister(observer)
+    }
+
+    /// Calls `handler` with every event, on the delivery queue, in order.
+    @discardableResult
+    public func onEvent(_ handler: @escaping @Sendable (LivenessEvent) -> Void) -> EventHandlerToken {
+        dispatcher.addHandler(handler)
+    }
+
+    /// Calls `handler` with every operation command.
+    @discardableResult
+    public func onOperationCommand(_ handler: @escaping @Sendable (OperationCommand) -> Void) -> EventHandlerToken {
+        dispatcher.addHandler { event in
+            if case .operation(let command) = event { handler(command) }
+        }
+    }
+
+    /// Calls `handler` with every result.
+    @discardableResult
+    public func onResult(_ handler: @escaping @Sendable (LivenessResult) -> Void) -> EventHandlerToken {
+        dispatcher.addHandler { event in
+            if case .result(let result) = event { handler(result) }
+        }
+    }
+
+    public func removeHandler(_ token: EventHandlerToken) {
+        dispatcher.removeHandler(token)
+    }
+
+    /// A stream of every event from now on; it finishes when the session is
+    /// closed. Each call makes an independent stream.
+    public func events(
+        bufferingPolicy: AsyncStream<LivenessEvent>.Continuation.BufferingPolicy = .unbounded
+    ) -> AsyncStream<LivenessEvent> {
+        dispatcher.makeStream(bufferingPolicy: bufferingPolicy)
+    }
+}
+
+extension LivenessSession {
+    /// For live sources: when no frame has arrived for `stall` wall-clock
+    /// seconds, media time is extrapolated from the last frame by the wall
+    /// clock, so that the overtime timer fires even if the camera stops.
+    func startWatchdog(after stall: Double) {
+        let period = max(0.02, min(stall, 1.0) / 4)
+        let task = Task.detached { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(period))
+                guard let self, self.watchdogTick(stall: stall) else { return }
+            }
+        }
+        state.withLock { $0.watchdog = task }
+    }
+
+    /// Returns false once the session is closed.
+    private func watchdogTick(stall: Double) -> Bool {
+        state.withLock { state in
+            guard !state.closed else { return false }
+            guard state.machine.phase.isActive, let base = state.watchdogBase else { return true }
+            let elapsed = ContinuousClock.now - base.wall
+            guard elapsed >= .seconds(stall) else { return true }
+            let (seconds, attoseconds) = elapsed.components
+            let estimate = base.media + MediaTime(nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            let flow = state.machine.advance(to: estimate)
+            if !flow.isEmpty {
+                logger.notice("watchdog: no frame for \(elapsed), media time extrapolated")
+            }
+            deliver(flow, state: &state)
+            return true
+        }
+    }
+}
+
+/// Why a session call failed.
+public enum LivenessError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// `close()` was called; the session accepts nothing any more.
+    case closed
+    /// The vision shim refused: `status` is a `cv_status` value.
+    case vision(operation: String, status: Int32, reason: String)
+    /// The frame's plane pointers or strides do not fit its pixel format.
+    case invalidFrame(String)
+
+    public var description: String {
+        switch self {
+        case .closed: "the session is closed"
+        case .vision(let operation, let status, let reason): "\(operation) failed: \(reason) (\(status))"
+        case .invalidFrame(let why): "invalid frame: \(why)"
+        }
+    }
+}

@@ -1,4 +1,6 @@
+import CCardVision
 import Foundation
+import Logging
 import Synchronization
 
 /// The stills a result carries, encoded once by whoever needs them first:
@@ -26,15 +28,82 @@ final class ResultStills: Sendable {
     }
 }
 
-/// An event on its way to observers, whose result stills may not be encoded yet.
-struct QueuedEvent: Sendable {
-    let event: LivenessEvent
-    var stills: ResultStills? = nil
+/// Which still image a result carries. The raw value is the key under
+/// `images` in the JSON event stream.
+public enum StillKind: String, Sendable, Hashable, CaseIterable, Comparable {
+    /// The rectified card face, perspective removed.
+    case card
+    /// The portrait crop from the card face.
+    case head
 
-    /// The event as observers and callers see it: a result with its images.
-    var resolved: LivenessEvent {
-        guard let stills, case .result(var result) = event else { return event }
-        result.images = stills.encoded()
-        return .result(result)
+    var cValue: cv_still_kind {
+        switch self {
+        case .card: CV_STILL_CARD
+        case .head: CV_STILL_HEAD
+        }
+    }
+
+    public static func < (lhs: StillKind, rhs: StillKind) -> Bool {
+        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    }
+}
+
+/// Where a session gets the stills for its results from.
+///
+/// In production this is the vision tracker, which keeps the best front-on
+/// still of the frames it analysed. Sessions fed with measurements only (a
+/// replayed trace, the tests) have no tracker; they can be given a provider
+/// that stands in for it. Called only under the session's analysis lock, so
+/// implementations need no synchronisation of their own.
+protocol StillProvider: AnyObject {
+    /// Sees every measurement the session analyses. The tracker has already
+    /// seen the frame itself, so it ignores this.
+    func consider(_ measurement: CardMeasurement, at t: MediaTime)
+    /// The kept still, or nil when none is kept. Cheap (no pixels are
+    /// copied), so it can be called on the frame that decides a result.
+    func takeStill() -> (any KeptStill)?
+    /// Forget the kept still (and any tracking) for a new attempt.
+    func reset()
+}
+
+/// A still taken from its provider when a result was decided. It no longer
+/// changes with the frames that follow, so it can be encoded on any thread
+/// while they are analysed.
+protocol KeptStill: Sendable {
+    /// JPEG bytes, or nil when encoding failed.
+    func encode(_ kind: StillKind) -> Data?
+}
+
+/// A `cv_still`: the tracker's kept still, taken out of it.
+///
+/// `@unchecked Sendable` because the shim documents `cv_still` as usable
+/// from any number of threads (it never changes, and its lazily rectified
+/// pixels are guarded inside the shim), unlike the tracker it came from.
+final class TrackerStill: KeptStill, @unchecked Sendable {
+    private let handle: OpaquePointer
+    private let logger: Logger
+
+    /// nil when the tracker keeps no still.
+    init?(takenFrom tracker: OpaquePointer, logger: Logger) {
+        var still: OpaquePointer?
+        guard cv_tracker_take_still(tracker, &still) == CV_OK, let still else { return nil }
+        handle = still
+        self.logger = logger
+    }
+
+    deinit {
+        cv_still_release(handle)
+    }
+
+    func encode(_ kind: StillKind) -> Data? {
+        var buffer = cv_buffer()
+        let status = cv_still_encode(handle, kind.cValue, &buffer)
+        defer { cv_buffer_free(&buffer) }
+        guard status == CV_OK, let data = buffer.data else {
+            logger.warning("cv_still_encode failed",
+                           metadata: ["kind": "\(kind)", "status": "\(String(cString: cv_status_string(status.rawValue)))"])
+            return nil
+        }
+        return Data(bytes: data, count: buffer.size)
     }
 }
