@@ -1,0 +1,222 @@
+// HardSceneTests.swift — issue 12: what a card detector must do on scenes
+// like video from other renderers, one failure pattern per test.
+//
+// EXPECTED TO FAIL ON THE DETECTOR OF ISSUE 12'S START (CCardVision 1.2.0).
+// They assert what a correct detector does, not what today's does; do not
+// loosen them to make them pass. Until the new detector passes them they run
+// only when HKID_HARD_SCENES=1, so `make test` stays a regression gate for
+// everyone else; enable them by default (drop the `.enabled(if:)` trait)
+// when they pass:
+//   HKID_HARD_SCENES=1 swift test --filter HardSceneTests
+//
+// Every scene uses the renderer's harder options: photographs from
+// samples/photos (scikit-image's sample data, CC0 or public domain, see
+// samples/photos/README.md), hands over and behind the edges, bold inner
+// boxes, small and cut-off cards, limited-range levels. Each test isolates
+// one pattern: the same scene without it ("control" in the comments, measured
+// with the detector at 3b0e115) is found with IoU >= 0.97, so a failure here
+// is the pattern's, not the background's.
+import CCardRender
+import CCardVision
+import Foundation
+import Testing
+
+/// samples/photos/NAME.jpg of this checkout.
+func photoPath(_ name: String) -> String {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("samples/photos/\(name).jpg").path
+}
+
+extension Scenes {
+    func usePhoto(_ slot: cr_photo_slot, _ name: String) {
+        let status = cr_renderer_set_photo(renderer, slot, photoPath(name))
+        precondition(status == CR_OK, "samples/photos/\(name).jpg could not be read (\(status))")
+    }
+}
+
+extension cr_scene {
+    /// Sets hand part `index` (0..<CR_MAX_HAND_PARTS).
+    mutating func setHand(_ index: Int, _ part: cr_hand_part) {
+        withUnsafeMutableBytes(of: &hands) { $0.bindMemory(to: cr_hand_part.self)[index] = part }
+    }
+}
+
+/// The tracker's view after a short still hold: the same scene rendered
+/// `frames` times (fresh sensor noise each time), 30 fps timestamps; the
+/// last measurement. A detector may confirm over a few frames, but a card
+/// held still for a sixth of a second must be found.
+func measureHeld(_ scenes: Scenes, _ scene: cr_scene, cardType: cv_card_type = CV_CARD_2018,
+                 frames: Int = 5) -> (cv_measurement, Frame) {
+    let tracker = Tracker(cardType: cardType)
+    var last = cv_measurement()
+    var frame = scenes.render(scene)
+    for index in 0..<frames {
+        if index > 0 { frame = scenes.render(scene) }
+        last = tracker.process(frame, pts: Int64(index) * 33_333_333)
+    }
+    return (last, frame)
+}
+
+private let hardScenesEnabled = ProcessInfo.processInfo.environment["HKID_HARD_SCENES"] == "1"
+
+@Suite(.enabled(if: hardScenesEnabled, "issue 12: fails on today's detector; run with HKID_HARD_SCENES=1"))
+struct HardSceneTests {
+    static let edges: [cr_edge] = [CR_EDGE_TOP, CR_EDGE_RIGHT, CR_EDGE_BOTTOM, CR_EDGE_LEFT]
+
+    static func iou(_ m: cv_measurement, _ frame: Frame) -> Double {
+        m.found == 1 ? jaccard(floats(m.corners), frame.truthCorners) : 0
+    }
+
+    /// A front-on card held still on a light desk by a thumb over one edge,
+    /// the fingers behind it showing past the same edge: the card's outline
+    /// merges with the hand's, and the card must still be found exactly.
+    /// Control: the same desk without the hand, IoU 0.991.
+    @Test(arguments: edges)
+    func thumbOverEdgeOnLightDesk(edge: cr_edge) {
+        let scenes = Scenes(seed: 1300)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "rocket")
+        var s = scenes.scene()
+        s.background_lift = 0.72
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.42, scene: s)
+        let alongLongEdge = edge == CR_EDGE_TOP || edge == CR_EDGE_BOTTOM
+        s.setHand(0, cr_hand_part(kind: CR_HAND_THUMB, edge: edge, pos: 0.55, width_mm: 19, reach_mm: 11))
+        s.setHand(1, cr_hand_part(kind: CR_HAND_PALM, edge: edge, pos: 0.45, width_mm: alongLongEdge ? 60 : 45,
+                                  reach_mm: 40))
+        let (m, frame) = measureHeld(scenes, s)
+        let iou = Self.iou(m, frame)
+        print("thumb+palm over edge \(edge.rawValue), light desk: found \(m.found) IoU \(iou)")
+        #expect(m.found == 1)
+        #expect(iou >= 0.95)
+    }
+
+    /// A card whose face has a bold frame around the portrait and a border
+    /// line 2.5 mm inside its edge, with a photograph as its portrait and a
+    /// thumb over part of the bottom edge, front-on and at an angle: the
+    /// enclosing card must win over the printed boxes inside it.
+    /// Control (yaw 22, no inner frames): IoU 0.999.
+    @Test(arguments: [(0.0, 0.0), (22.0, 0.0), (0.0, -18.0)])
+    func innerPortraitFrameIsNotTheCard(yaw: Double, pitch: Double) {
+        let scenes = Scenes(seed: 1300)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "gravel")
+        scenes.usePhoto(CR_PHOTO_PORTRAIT, "astronaut")
+        var s = scenes.scene()
+        s.inner_frames = 1
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        s.yaw_deg = yaw
+        s.pitch_deg = pitch
+        s.roll_deg = 3
+        s.thumb = 1
+        s.thumb_edge = CR_EDGE_BOTTOM
+        s.thumb_pos = 0.7
+        s.thumb_width_mm = 20
+        s.thumb_reach_mm = 12
+        let (m, frame) = measureHeld(scenes, s)
+        let iou = Self.iou(m, frame)
+        print("inner frames yaw \(yaw) pitch \(pitch): found \(m.found) IoU \(iou) width \(m.width_ratio) vs \(frame.truth.width_ratio), roll \(m.roll) vs \(frame.truth.roll)")
+        #expect(m.found == 1)
+        #expect(iou >= 0.95)
+        // No lock on an inner box: the inset border is 94 % of the card's
+        // width, the portrait frame a third of it, and the portrait-shaped
+        // frame would read as a card rolled by about 90 degrees.
+        #expect(abs(Double(m.width_ratio) - Double(frame.truth.width_ratio)) <= 0.02 * Double(frame.truth.width_ratio))
+        #expect(abs(Double(m.roll) - Double(frame.truth.roll)) <= 2)
+    }
+
+    /// A far card, 15 % of the frame width, over gravel: found, with its
+    /// size measured well enough that FAR can fire. Control: the same scene
+    /// at 45 % of the width, IoU 0.999.
+    @Test func farCardAtFifteenPercent() {
+        let scenes = Scenes(seed: 1300)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "gravel")
+        var s = scenes.scene()
+        s.card_type = CR_CARD_2003
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.15, scene: s)
+        s.center_x = 0.42 * Double(s.width)
+        s.center_y = 0.56 * Double(s.height)
+        s.roll_deg = 4
+        let (m, frame) = measureHeld(scenes, s, cardType: CV_CARD_2003)
+        let iou = Self.iou(m, frame)
+        print("far card: truth width \(frame.truth.width_ratio), found \(m.found) IoU \(iou) width \(m.width_ratio)")
+        #expect(m.found == 1)
+        #expect(iou >= 0.95)
+        #expect(abs(Double(m.width_ratio) - 0.15) <= 0.01)
+    }
+
+    /// A near card with a third of it outside the frame: still tracked, and
+    /// reported as touching the border so NEAR can fire, instead of lost.
+    /// Control: the same card centred (fully inside), IoU 0.999.
+    @Test func cutOffCardTouchesBorder() {
+        let scenes = Scenes(seed: 1300)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "rocket")
+        var s = scenes.scene(width: 960, height: 540)
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.55, scene: s)
+        s.center_x = 0.86 * Double(s.width)
+        s.roll_deg = -3
+        let (m, frame) = measureHeld(scenes, s)
+        #expect(frame.truthCorners[2] > Float(s.width), "the scene must cut the card")
+        print("cut-off card: found \(m.found) touches_border \(m.touches_border)")
+        #expect(m.found == 1)
+        #expect(m.touches_border == 1)
+    }
+
+    /// Limited-range frames (Y 16..235, as phones and x264 record) with a
+    /// lamp's glare over a large part of the card: the saturated area must be
+    /// measured as on full-range frames. A detector that reads the range
+    /// from the stream's caps gets it through the API; when cv_image or
+    /// cv_config gains such a field, set it to limited here (that is what
+    /// the caps say for these frames), and keep the assertions.
+    /// Control: the same limited-range scene without glare, IoU 0.998.
+    @Test(arguments: [(0.5, 0.5, 22.0), (0.35, 0.45, 14.0)])
+    func glareMeasuredOnLimitedRange(u: Double, v: Double, radius: Double) {
+        let scenes = Scenes(seed: 1300)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "rocket")
+        var s = scenes.scene()
+        s.limited_range = 1
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        s.yaw_deg = 6
+        s.glare = 1
+        s.glare_u = u
+        s.glare_v = v
+        s.glare_radius_mm = radius
+        let (m, frame) = measureHeld(scenes, s)
+        let truth = Double(frame.truth.glare_fraction)
+        print("limited range glare: found \(m.found) measured \(m.glare) truth \(truth)")
+        #expect(truth > 0.1, "the scene must saturate a good part of the card")
+        #expect(m.found == 1)
+        #expect(abs(Double(m.glare) - truth) <= max(0.02, 0.2 * truth))
+    }
+
+    /// The same card, front-on at 45 % of the width, over real photographs:
+    /// a coffee table (the card over the white cup), a portrait. Control:
+    /// the drawn desk, IoU 0.998.
+    @Test(arguments: ["coffee", "astronaut"])
+    func cardOnPhotographBackground(photo: String) {
+        let scenes = Scenes(seed: 1300)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, photo)
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        let (m, frame) = measureHeld(scenes, s)
+        let iou = Self.iou(m, frame)
+        print("card on \(photo): found \(m.found) IoU \(iou)")
+        #expect(m.found == 1)
+        #expect(iou >= 0.95)
+    }
+
+    /// A card whose face is printed over a photograph (a photographic card
+    /// design), over gravel, at 640x480. Control: the drawn face in the
+    /// same scene, IoU 0.997.
+    @Test func photographicCardFace() {
+        let scenes = Scenes(seed: 1300)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "gravel")
+        scenes.usePhoto(CR_PHOTO_PAPER, "rocket")
+        var s = scenes.scene(width: 640, height: 480)
+        s.card_type = CR_CARD_2003
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        s.pitch_deg = 12
+        let (m, frame) = measureHeld(scenes, s, cardType: CV_CARD_2003)
+        let iou = Self.iou(m, frame)
+        print("photographic face: found \(m.found) IoU \(iou)")
+        #expect(m.found == 1)
+        #expect(iou >= 0.95)
+    }
+}
