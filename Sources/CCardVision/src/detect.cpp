@@ -33,6 +33,10 @@ namespace {
 
 // Sobel 3x3 units (L1 of a [1 2 1] x [-1 0 1] pair): ~15 grey levels per pixel.
 constexpr float kEdgeGradient = 60.f;
+// Along a hypothesised side a weaker step counts: a light card against a
+// light wall or cup differs by a few grey levels, and the side is judged by
+// how much of its length has the step, not by how strong it is.
+constexpr float kSideGradient = 32.f;
 
 // Fraction of places along one side (10 % to 90 % of its length) that lie on
 // a strong gradient roughly perpendicular to it.
@@ -49,7 +53,7 @@ double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Poi
             const int x = cvRound(p.x + n.x * k), y = cvRound(p.y + n.y * k);
             if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
             const float g = std::abs(gx.at<short>(y, x) * n.x + gy.at<short>(y, x) * n.y);
-            if (g > kEdgeGradient) { ++hits; break; }
+            if (g > kSideGradient) { ++hits; break; }
         }
     }
     return double(hits) / samples;
@@ -97,6 +101,85 @@ bool even_margin(const cv::Mat &small, const Quad &q, int side) {
     int close = 0;
     for (int i = 0; i < n; ++i) close += std::abs(v[i] - median) <= 24;
     return close >= 0.7 * n;
+}
+
+// Fraction of places along one side where what lies just inside differs
+// from what lies just outside, in brightness or colour: the card is a
+// different thing from what is behind it. The mortar between bricks, a
+// groove or a line drawn on a wall has the same surface on both sides.
+double side_step(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q, int side) {
+    constexpr int kSamples = 16;
+    constexpr int kMinStep = 14;  // grey levels (colour differences count double)
+    const cv::Point2f a = q[side], b = q[(side + 1) % 4];
+    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
+    const cv::Point2f d = b - a;
+    const float len = std::max(1.f, float(cv::norm(d)));
+    cv::Point2f n(-d.y / len, d.x / len);
+    if ((centre - a).dot(n) < 0) n = -n;  // inward
+    const float reach = std::max(4.f, 0.06f * float(min_side(q)));
+    auto read = [](const cv::Mat &m, cv::Point2f p, int &v) {
+        const int x = cvRound(p.x), y = cvRound(p.y);
+        if (x < 0 || y < 0 || x >= m.cols || y >= m.rows) return false;
+        v = m.at<uint8_t>(y, x);
+        return true;
+    };
+    int steps = 0, total = 0;
+    for (int i = 0; i < kSamples; ++i) {
+        const cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / kSamples);
+        const cv::Point2f in = p + n * reach, out = p - n * reach;
+        int yi, yo;
+        if (!read(small, in, yi) || !read(small, out, yo)) continue;
+        ++total;
+        int step = std::abs(yi - yo);
+        for (int c = 0; c < 2 && !small_chroma[c].empty(); ++c) {
+            int ci, co;
+            if (read(small_chroma[c], in, ci) && read(small_chroma[c], out, co)) step = std::max(step, 2 * std::abs(ci - co));
+        }
+        steps += step >= kMinStep;
+    }
+    return total ? double(steps) / total : 0;
+}
+
+// How unlike its surroundings the inside of the quad is: the Bhattacharyya
+// distance between coarse brightness-and-colour histograms of a grid of
+// places inside and of a ring of places just outside. A patch of wall or
+// table framed by its own lines looks like the wall around it; a card does
+// not, whatever its design.
+double unlike_surroundings(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q) {
+    constexpr int kYBins = 8, kCBins = 4, kBins = kYBins * kCBins * kCBins;
+    std::array<float, kBins> inside{}, outside{};
+    const bool colour = !small_chroma[0].empty();
+    auto bin = [&](cv::Point2f p, int &b) {
+        const int x = cvRound(p.x), y = cvRound(p.y);
+        if (x < 0 || y < 0 || x >= small.cols || y >= small.rows) return false;
+        b = small.at<uint8_t>(y, x) * kYBins / 256;
+        if (colour) {
+            // Colour differences rarely leave 128 +- 64: bins over that span.
+            const int u = std::clamp((small_chroma[0].at<uint8_t>(y, x) - 64) * kCBins / 128, 0, kCBins - 1);
+            const int v = std::clamp((small_chroma[1].at<uint8_t>(y, x) - 64) * kCBins / 128, 0, kCBins - 1);
+            b = (b * kCBins + u) * kCBins + v;
+        }
+        return true;
+    };
+    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
+    float n_in = 0, n_out = 0;
+    constexpr int kSteps = 20;
+    for (int k = 0; k < 4; ++k) {
+        const cv::Point2f a = q[k], b = q[(k + 1) % 4];
+        for (int i = 0; i < kSteps; ++i) {
+            const cv::Point2f p = a + (b - a) * ((i + 0.5f) / kSteps);
+            int bi;
+            // Rings inside (a third and two thirds of the way in) and one
+            // outside (a sixth of the way out, beyond a hand's edge blur).
+            for (float t : {0.33f, 0.66f})
+                if (bin(p + (centre - p) * t, bi)) { inside[bi] += 1; n_in += 1; }
+            if (bin(p + (p - centre) * 0.18f, bi)) { outside[bi] += 1; n_out += 1; }
+        }
+    }
+    if (n_in < 10 || n_out < 10) return 1.0;  // nothing around it to compare: do not judge
+    double bc = 0;
+    for (int i = 0; i < kBins; ++i) bc += std::sqrt(double(inside[i]) / n_in * double(outside[i]) / n_out);
+    return std::sqrt(std::max(0.0, 1.0 - bc));
 }
 
 // The four sides of a contour that is a (rounded) quadrilateral: the hull
@@ -221,10 +304,18 @@ std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines) {
     std::vector<Corner> corners;
     const float max_cos = std::cos(50.f * float(kPi) / 180.f);  // 50..130 degrees between the lines
     auto near_end = [](const EdgeLine &l, float t, bool &end) {
-        const float tol = 0.25f * l.length() + 6.f;
+        const float tol = 0.45f * l.length() + 6.f;
         const float d0 = std::abs(t - l.t0), d1 = std::abs(t - l.t1);
         end = d1 < d0;
         return std::min(d0, d1) <= tol;
+    };
+    // x inside the line's extent: the corner's end of it is the end on the
+    // side the other line's body lies... taken as the end nearer to x; the
+    // leg then runs from x to the far end.
+    auto within = [](const EdgeLine &l, float t, bool &end, const EdgeLine &, cv::Point2f) {
+        if (t < l.t0 - 6.f || t > l.t1 + 6.f) return false;
+        end = (t - l.t0) > (l.t1 - t);
+        return true;
     };
     for (size_t i = 0; i < lines.size(); ++i)
         for (size_t j = i + 1; j < lines.size(); ++j) {
@@ -232,8 +323,13 @@ std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines) {
             auto x = meet(lines[i], lines[j]);
             if (!x) continue;
             Corner c{int(i), int(j), false, false, *x};
-            if (!near_end(lines[i], lines[i].along(*x), c.i_end)) continue;
-            if (!near_end(lines[j], lines[j].along(*x), c.j_end)) continue;
+            // An L, or a T: a side whose line merged with a collinear edge
+            // of the background (a table's edge, a row of mortar) runs on
+            // past the corner, the other side still ends there.
+            const bool i_near = near_end(lines[i], lines[i].along(*x), c.i_end);
+            const bool j_near = near_end(lines[j], lines[j].along(*x), c.j_end);
+            if (!i_near && !(j_near && within(lines[i], lines[i].along(*x), c.i_end, lines[j], *x))) continue;
+            if (!j_near && !(i_near && within(lines[j], lines[j].along(*x), c.j_end, lines[i], *x))) continue;
             corners.push_back(c);
         }
     return corners;
@@ -241,8 +337,8 @@ std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines) {
 
 // Three sides a, b, c (b between the corners ab and cb) and the far ends of
 // a and c: quads closed by a line found among the others, or inferred.
-void quads_from_corners(const std::vector<EdgeLine> &lines, const std::vector<Corner> &corners,
-                        std::vector<std::pair<Quad, bool>> &out) {
+void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
+                        const std::vector<Corner> &corners, std::vector<std::pair<Quad, bool>> &out) {
     // Corners grouped by the line they lie on and the end of it.
     std::vector<std::array<std::vector<std::pair<int, const Corner *>>, 2>> at(lines.size());
     for (const auto &c : corners) {
@@ -279,26 +375,73 @@ void quads_from_corners(const std::vector<EdgeLine> &lines, const std::vector<Co
                     closed = true;
                 }
                 if (closed) continue;
-                // Open U: the fourth side through the far end of either leg
-                // (the other leg may end early under a thumb), or both.
-                const EdgeLine la_line = lines[a], lc_line = lines[c];
-                for (int variant = 0; variant < 3; ++variant) {
-                    EdgeLine closing;
-                    if (variant == 0) closing = line_between(fa, fc);
-                    else if (variant == 1) closing = line_between(fa, fa + (cc->at - ca->at));
-                    else closing = line_between(fc, fc + (ca->at - cc->at));
-                    auto xa = meet(closing, la_line), xc = meet(closing, lc_line);
-                    if (!xa || !xc) continue;
-                    out.push_back({order_corners({ca->at, cc->at, *xc, *xa}), true});
+                // Open U: the fourth side is where, along the legs, a line
+                // across them finds the most edge. The legs' own ends say
+                // little: a leg ends early under a thumb, or its line runs
+                // on into the background.
+                const cv::Point2f ua = (fa - ca->at) / la, uc = (fc - cc->at) / lc;
+                const float reach = std::max(la, lc);
+                float best_support = 0, best_lambda = 0;
+                for (int step = 0; step <= 20; ++step) {
+                    const float lambda = 0.35f + 0.05f * float(step);
+                    const cv::Point2f pa = ca->at + ua * (lambda * reach), pc = cc->at + uc * (lambda * reach);
+                    const float support = float(side_support(gx, gy, pa, pc));
+                    if (support > best_support + 0.02f) { best_support = support; best_lambda = lambda; }
+                }
+                if (best_support >= 0.25f) {
+                    const cv::Point2f pa = ca->at + ua * (best_lambda * reach), pc = cc->at + uc * (best_lambda * reach);
+                    out.push_back({order_corners({ca->at, cc->at, pc, pa}), true});
+                }
+                out.push_back({order_corners({ca->at, cc->at, fc, fa}), true});
+            }
+    }
+}
+
+// Sobel gradients of the small image where each pixel takes the plane
+// (luma, or a colour difference) with the strongest step, so an edge
+// between two colours of one brightness is an edge.
+void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect roi, cv::Mat &gx, cv::Mat &gy,
+                      cv::Mat small_chroma[2]) {
+    cv::Sobel(small_luma, gx, CV_16S, 1, 0, 3);
+    cv::Sobel(small_luma, gy, CV_16S, 0, 1, 3);
+    if (chroma.empty()) return;
+    const cv::Rect half_roi(roi.x / 2, roi.y / 2, std::max(1, roi.width / 2), std::max(1, roi.height / 2));
+    cv::Mat planes[2];
+    if (!chroma.u.empty()) {
+        const cv::Rect r = half_roi & cv::Rect(0, 0, chroma.u.cols, chroma.u.rows);
+        planes[0] = chroma.u(r);
+        planes[1] = chroma.v(r);
+    } else {
+        const cv::Rect r = half_roi & cv::Rect(0, 0, chroma.uv.cols, chroma.uv.rows);
+        cv::split(chroma.uv(r), planes);
+    }
+    cv::Mat cx, cy;
+    for (int c = 0; c < 2; ++c) {
+        cv::Mat &plane = small_chroma[c];
+        cv::resize(planes[c], plane, small_luma.size(), 0, 0, cv::INTER_AREA);
+        cv::GaussianBlur(plane, plane, cv::Size(3, 3), 0);
+        cv::Sobel(plane, cx, CV_16S, 1, 0, 3);
+        cv::Sobel(plane, cy, CV_16S, 0, 1, 3);
+        // Colour differences span about half the levels of luma for the
+        // same visual step: doubled, they compete on equal terms.
+        for (int y = 0; y < gx.rows; ++y) {
+            short *lx = gx.ptr<short>(y), *ly = gy.ptr<short>(y);
+            const short *px = cx.ptr<short>(y), *py = cy.ptr<short>(y);
+            for (int x = 0; x < gx.cols; ++x) {
+                const int ax = 2 * px[x], ay = 2 * py[x];
+                if (std::abs(ax) + std::abs(ay) > std::abs(lx[x]) + std::abs(ly[x])) {
+                    lx[x] = short(std::clamp(ax, -32767, 32767));
+                    ly[x] = short(std::clamp(ay, -32767, 32767));
                 }
             }
+        }
     }
 }
 
 }  // namespace
 
-std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long_side, double focal_px,
-                                     const Quad *incumbent) {
+std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
+                                     double focal_px, const Quad *incumbent) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < 16 || roi.height < 16) return std::nullopt;
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
@@ -308,9 +451,8 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
     else
         small = luma(roi).clone();
     cv::GaussianBlur(small, small, cv::Size(3, 3), 0);
-    cv::Mat gx, gy;
-    cv::Sobel(small, gx, CV_16S, 1, 0, 3);
-    cv::Sobel(small, gy, CV_16S, 0, 1, 3);
+    cv::Mat gx, gy, small_chroma[2];
+    colour_gradients(small, chroma, roi, gx, gy, small_chroma);
 
     const cv::Size full(luma.cols, luma.rows);
     const cv::Point2f offset(float(roi.x), float(roi.y));
@@ -339,14 +481,28 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
         if (!pose.ok || std::abs(pose.yaw) > 42 || std::abs(pose.pitch) > 42) return;
         std::array<double, 4> s;
         for (int k = 0; k < 4; ++k) s[k] = side_support(gx, gy, q[k], q[(k + 1) % 4]);
+        // A card's sides end at its corners. A quad whose sides run on
+        // beyond them (mortar lines, a table's edge, a line printed across
+        // the card) was put together from longer lines.
+        int running_on = 0;
+        for (int k = 0; k < 4; ++k) {
+            const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * 0.15f;
+            running_on += side_support(gx, gy, a - d * 1.2f, a - d * 0.2f) > 0.6 &&
+                          side_support(gx, gy, b + d * 0.2f, b + d * 1.2f) > 0.6;
+        }
+        if (running_on > 1) return;
         std::array<double, 4> sorted = s;
         std::sort(sorted.begin(), sorted.end());
         // Three sides clearly there; the fourth may be partly under a thumb.
         if (sorted[1] < 0.6 || sorted[0] < 0.2) return;
-        int margins = 0;
-        for (int k = 0; k < 4; ++k) margins += even_margin(small, q, k);
-        if (margins < 3) return;
+        int margins = 0, stepped = 0;
+        for (int k = 0; k < 4; ++k) {
+            margins += even_margin(small, q, k);
+            stepped += side_step(small, small_chroma, q, k) >= 0.5;
+        }
+        if (margins < 3 || stepped < 3) return;
         if (inner_print(gx, gy, q) < 0.03) return;
+        if (unlike_surroundings(small, small_chroma, q) < 0.35) return;
         const double support = (s[0] + s[1] + s[2] + s[3]) / 4;
         // Rank by support times size: the card beats the portrait and the
         // printed boxes inside it, which are as well supported. A quad with
@@ -364,30 +520,36 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
     const std::optional<Detection> held = best;
 
     cv::Mat edges;
-    const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3));
+    std::vector<std::vector<cv::Point>> contours;
     // Thresholds in 3x3 Sobel units (L1 norm): a card edge of ~90 grey
-    // levels, spread over three pixels by the downscale, gives ~250.
-    const std::pair<double, double> sensitivities[] = {{60.0, 160.0}, {30.0, 80.0}};
-    for (auto [lo, hi] : sensitivities) {
-        cv::Canny(gx, gy, edges, lo, hi, false);
-        std::vector<std::vector<cv::Point>> contours;
-        // Straight edges first, from the thin edges (before closing gaps).
-        cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
-        const float min_segment = float(std::max(8.0, min_side_small * 0.3));
-        auto lines = merge_collinear(straight_segments(contours, min_segment), float(min_side_small));
-        lines.erase(std::remove_if(lines.begin(), lines.end(),
-                                   [&](const EdgeLine &l) { return l.length() < min_side_small * 0.5; }),
-                    lines.end());
-        if (lines.size() > 120) {
-            std::nth_element(lines.begin(), lines.begin() + 120, lines.end(),
-                             [](const EdgeLine &a, const EdgeLine &b) { return a.length() > b.length(); });
-            lines.resize(120);
-        }
-        std::vector<std::pair<Quad, bool>> hypotheses;
-        quads_from_corners(lines, find_corners(lines), hypotheses);
-        for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
+    // levels, spread over three pixels by the downscale, gives ~250; a light
+    // card against a light wall may give 60.
+    constexpr double kLow = 30, kHigh = 80, kStrictLow = 60, kStrictHigh = 160;
 
-        // Closed outlines.
+    // Straight edges, from the thin edges of the sensitive pass.
+    cv::Canny(gx, gy, edges, kLow, kHigh, false);
+    cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
+    const float min_segment = float(std::max(8.0, min_side_small * 0.3));
+    auto lines = merge_collinear(straight_segments(contours, min_segment), float(min_side_small));
+    lines.erase(std::remove_if(lines.begin(), lines.end(),
+                               [&](const EdgeLine &l) { return l.length() < min_side_small * 0.5; }),
+                lines.end());
+    if (lines.size() > 120) {
+        std::nth_element(lines.begin(), lines.begin() + 120, lines.end(),
+                         [](const EdgeLine &a, const EdgeLine &b) { return a.length() > b.length(); });
+        lines.resize(120);
+    }
+    std::vector<std::pair<Quad, bool>> hypotheses;
+    quads_from_corners(gx, gy, lines, find_corners(lines), hypotheses);
+    for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
+
+    // Closed outlines: strict edges first (less clutter joins the card's
+    // outline), the sensitive ones when that found nothing convincing.
+    const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3));
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1 && best && best->score > 0.85) break;
+        if (pass == 0) cv::Canny(gx, gy, edges, kStrictLow, kStrictHigh, false);
+        else cv::Canny(gx, gy, edges, kLow, kHigh, false);
         cv::dilate(edges, edges, kernel);  // close one-pixel gaps (rounded corners, noise)
         contours.clear();
         cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
@@ -396,7 +558,6 @@ std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long
             if (box.width < min_width_small * 0.8 || box.height < min_side_small) continue;
             if (auto q = quad_from_contour(c)) consider(*q, false);
         }
-        if (best && best->score > 0.85) break;
     }
     if (held && best && best->quad == held->quad) best->incumbent = true;
     return best;

@@ -65,6 +65,18 @@ cv::Mat luma_of(const cv_image &im, cv::Mat &scratch) {
     return cv::Mat();
 }
 
+Chroma chroma_of(const cv_image &im) {
+    Chroma c;
+    const int w = (im.width + 1) / 2, h = (im.height + 1) / 2;
+    if (im.format == CV_PIXEL_I420) {
+        c.u = wrap(im.planes[1], h, w, CV_8UC1, im.strides[1]);
+        c.v = wrap(im.planes[2], h, w, CV_8UC1, im.strides[2]);
+    } else if (im.format == CV_PIXEL_NV12) {
+        c.uv = wrap(im.planes[1], h, w, CV_8UC2, im.strides[1]);
+    }
+    return c;
+}
+
 // Full-range Y'CbCr (JPEG) to BGR.
 static cv::Mat yuv_full_range_to_bgr(const cv::Mat &y, const cv::Mat &u_half, const cv::Mat &v_half) {
     cv::Mat u, v, yuv, bgr;

@@ -113,6 +113,14 @@ bool card_shaped(const Quad &q, cv::Size image, double f) {
            std::abs(s.corner_cos) < 0.15;
 }
 
+bool encloses(const Quad &outer, const Quad &inner, float tolerance) {
+    std::vector<cv::Point2f> contour(outer.begin(), outer.end());
+    if (quad_area(outer) < quad_area(inner) * 1.05) return false;
+    for (const auto &p : inner)
+        if (cv::pointPolygonTest(contour, p, true) < -tolerance) return false;
+    return true;
+}
+
 cv::Matx33d raster_to_quad(const Quad &q, int w, int h) {
     // Raster pixel centres at integers: the card spans [-0.5, w-0.5].
     cv::Point2f src[4] = {{-0.5f, -0.5f}, {w - 0.5f, -0.5f}, {w - 0.5f, h - 0.5f}, {-0.5f, h - 0.5f}};

@@ -64,6 +64,9 @@ struct PlaneShape {
 PlaneShape plane_shape(const Quad &q, cv::Size image, double focal_px);
 // True when the quad can be an ID-1 card seen in perspective.
 bool card_shaped(const Quad &q, cv::Size image, double focal_px);
+// True when outer is larger than inner and every corner of inner lies
+// inside outer or within tolerance pixels of it.
+bool encloses(const Quad &outer, const Quad &inner, float tolerance);
 // Homography mapping a (w x h) rectified card raster onto the quad.
 cv::Matx33d raster_to_quad(const Quad &q, int w, int h);
 
@@ -73,6 +76,15 @@ cv_status validate_image(const cv_image *image);
 // Luma plane as a cv::Mat: wraps the Y plane (no copy) for GRAY8/I420/NV12,
 // converts BGR/BGRA into scratch.
 cv::Mat luma_of(const cv_image &image, cv::Mat &scratch);
+// The colour-difference planes at half size, wrapped (no copy), when the
+// frame has them: U and V for I420, interleaved UV for NV12; empty for
+// grey and BGR input. The search looks at colour edges too: a light green
+// card in front of a cream cup differs in hue, hardly in luma.
+struct Chroma {
+    cv::Mat u, v, uv;
+    bool empty() const { return u.empty() && uv.empty(); }
+};
+Chroma chroma_of(const cv_image &image);
 // The card face warped from the source planes, in the source's colour
 // space: BGR for RGB-like and grey input, separate Y and half-size U, V
 // planes for YUV input (converted only when someone asks for BGR, because
@@ -114,7 +126,7 @@ struct Detection {
 // Searches roi of luma (downscaled so its long side is long_side) for the
 // most card-like quad. An incumbent (the card being tracked) competes with
 // what is found.
-std::optional<Detection> detect_card(const cv::Mat &luma, cv::Rect roi, int long_side,
+std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
                                      double focal_px, const Quad *incumbent = nullptr);
 
 // ---- refine.cpp ---------------------------------------------------------
@@ -133,6 +145,32 @@ struct RefineScratch {
 // along the normals within +-radius pixels at one place per 5 px of side
 // (12 to 64), robust line fit, intersection.
 Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch);
+
+// ---- flow.cpp -----------------------------------------------------------
+// Follows corners of the card's print from frame to frame (pyramidal
+// Lucas-Kanade on a copy at most 640 px wide) and moves the tracked quad by the
+// homography they agree on.
+class TextureFlow {
+public:
+    // Where the quad the card had in the last committed frame is now, or
+    // nullopt when too few points could be followed.
+    std::optional<Quad> predict(const cv::Mat &luma, const Quad &last);
+    // This frame's card: the followed points go on, new ones are picked
+    // inside the card when too few are left.
+    void commit(const cv::Mat &luma, const Quad &card);
+    // This frame has no card.
+    void skip();
+    void reset();
+private:
+    void prepare(const cv::Mat &luma);
+    cv::Mat small_, mask_;
+    std::vector<cv::Mat> prev_, next_;  // pyramids of the last committed and this frame
+    bool next_ready_ = false;
+    double scale_ = 1;
+    std::vector<cv::Point2f> points_, moved_, from_, to_;
+    std::vector<uint8_t> status_, inliers_;
+    std::vector<float> errors_;
+};
 
 // ---- pose.cpp -----------------------------------------------------------
 struct Pose {

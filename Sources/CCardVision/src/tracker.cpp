@@ -30,9 +30,11 @@ void Tracker::lose() {
 
 void Tracker::reset() {
     lose();
+    flow_.reset();
     focal_.reset();
     clear_still();
     frame_size_ = cv::Size();
+    misses_ = 0;
 }
 
 std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal) {
@@ -48,12 +50,20 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
 }
 
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
-    auto d = detect_card(luma, roi, config_.detect_long_side, focal);
+    auto d = detect_card(luma, chroma_, roi, config_.detect_long_side, focal);
     if (!d) return std::nullopt;
     return polish(luma, d->quad, d->pixel_error + 2.0f, focal);
 }
 
 std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
+    // The print says where the card went; the edges then only settle it,
+    // within a few pixels, where a finger's edge cannot compete.
+    if (auto moved = flow_.predict(luma, quad_)) {
+        const float radius = float(std::clamp(3.0 + 0.01 * mean_width(quad_), 4.0, 10.0));
+        if (auto r = polish(luma, *moved, radius, focal)) return r;
+    }
+    // No print to follow (a plain card, heavy blur): a constant-velocity
+    // guess and a search radius as wide as the motion.
     Quad predicted = quad_;
     double motion = 0;
     if (has_prev_quad_) {
@@ -71,6 +81,7 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
     out = cv_measurement{};
     out.pts_ns = pts_ns;
     cv::Mat luma = luma_of(image, luma_scratch_);
+    chroma_ = chroma_of(image);
     const cv::Size size(luma.cols, luma.rows);
     if (size != frame_size_) {
         lose();
@@ -102,17 +113,29 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
         cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(found->quad.begin(), found->quad.end()));
         const int mx = box.width * 2 / 5, my = box.height * 2 / 5;
         const cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
-        if (auto d = detect_card(luma, roi, config_.detect_long_side, focal, &found->quad); d && !d->incumbent)
+        // Only a quad that encloses the tracked one may replace it: when a
+        // thumb covers a side for a moment, the tracked card ranks lower
+        // than the boxes printed on it, and those must not take over.
+        if (auto d = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, &found->quad);
+            d && !d->incumbent && encloses(d->quad, found->quad, 0.02f * float(mean_width(found->quad))))
             if (auto better = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) found = better;
     }
-    if (!found) {
+    if (!found && (misses_ < kMissesBeforeSparseSearch || misses_ % kSparseSearchEvery == 0)) {
+        // The whole frame costs tens of times a tracked frame. While no card
+        // has been seen for a while, one frame in kSparseSearchEvery is
+        // searched: a card that comes into view is found a few frames
+        // later, and an empty scene costs a fraction of its decoding.
         out.searched_full_frame = 1;
         found = search(luma, cv::Rect(0, 0, size.width, size.height), focal);
     }
     if (!found) {
         lose();
+        flow_.skip();
+        ++misses_;
         return;
     }
+    misses_ = 0;
+    flow_.commit(luma, found->quad);
 
     const Quad q = found->quad;
     const double dt = tracking_ ? double(pts_ns - last_pts_) * 1e-9 : 0.0;

@@ -39,10 +39,14 @@ private:
     Quad quad_{}, prev_quad_{};
     bool has_prev_quad_ = false;
     static constexpr int kRecheckFrames = 8;
+    static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 4;
+    int misses_ = 0;  // frames since the card was last found
     int since_recheck_ = 0;
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
     cv::Mat luma_scratch_;
+    Chroma chroma_;  // this frame's, wrapped; empty outside process()
+    TextureFlow flow_;
     PhotometryScratch photometry_;
     RefineScratch refine_;
 
