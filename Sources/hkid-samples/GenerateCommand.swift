@@ -25,7 +25,7 @@ struct GenerateCommand: ParsableCommand {
             let started = ContinuousClock.now
             var generator = SampleGenerator(scenario: scenario, name: name)
             generator.bitrate = bitrate
-            generator.baseDirectory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            generator.scenarioPath = path
             let output = try generator.generate(into: out)
             let seconds = (ContinuousClock.now - started).components
             print(String(format: "%@: %d frames, %.2f s, %d KB, rendered in %.1f s", output.video, output.frames,

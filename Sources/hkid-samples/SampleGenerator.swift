@@ -9,8 +9,9 @@ struct SampleGenerator {
     let name: String
     /// Encoder bit rate, kbit/s: webcam-like compression, small files.
     var bitrate = 700
-    /// Folder the scenario's photo paths are relative to.
-    var baseDirectory = "."
+    /// The scenario file: its folder is where photo paths start, and errors name it.
+    var scenarioPath = "scenario.yaml"
+    private var baseDirectory: String { URL(fileURLWithPath: scenarioPath).deletingLastPathComponent().path }
 
     struct Output {
         var video: String
@@ -34,7 +35,7 @@ struct SampleGenerator {
         for case let (path?, slot, key) in photos {
             let resolved = path.hasPrefix("/") ? path : baseDirectory + "/" + path
             guard cr_renderer_set_photo(renderer, slot, resolved) == CR_OK else {
-                throw ScenarioError(path: name, reason: "\(key): \(resolved) could not be read as a JPEG")
+                throw ScenarioError(path: scenarioPath, reason: "\(key): \(resolved) could not be read as a JPEG")
             }
         }
 
