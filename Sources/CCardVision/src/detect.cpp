@@ -496,14 +496,20 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         // Three sides clearly there; the fourth may be partly under a thumb.
         if (sorted[1] < 0.6 || sorted[0] < 0.2) return;
         int margins = 0, stepped = 0;
+        std::array<double, 4> step;
         for (int k = 0; k < 4; ++k) {
             margins += even_margin(small, q, k);
-            stepped += side_step(small, small_chroma, q, k) >= 0.5;
+            step[k] = side_step(small, small_chroma, q, k);
+            stepped += step[k] >= 0.5;
         }
         if (margins < 3 || stepped < 3) return;
         if (inner_print(gx, gy, q) < 0.03) return;
         if (unlike_surroundings(small, small_chroma, q) < 0.35) return;
-        const double support = (s[0] + s[1] + s[2] + s[3]) / 4;
+        // A side counts where it has both an edge and a step across it: a
+        // quad that borrowed one side from the background (the next row of
+        // mortar beside the card) is bigger than the card but scores less.
+        double support = 0;
+        for (int k = 0; k < 4; ++k) support += s[k] * std::min(1.0, step[k] / 0.8) / 4;
         // Rank by support times size: the card beats the portrait and the
         // printed boxes inside it, which are as well supported. A quad with
         // an inferred side must do better than one closed by four edges.

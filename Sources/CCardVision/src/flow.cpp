@@ -51,6 +51,7 @@ void TextureFlow::prepare(const cv::Mat &luma) {
 std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) {
     prepare(luma);
     moved_.clear();
+    firm_ = false;
     if (prev_.empty() || prev_[0].size() != next_[0].size() || int(points_.size()) < kMinPoints) return std::nullopt;
     cv::calcOpticalFlowPyrLK(prev_, next_, points_, moved_, status_, errors_, kWindow, kLevels,
                              cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 0.03));
@@ -77,6 +78,9 @@ std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) 
         moved_.clear();
         return std::nullopt;
     }
+    // Firm when nearly all of many points agree; a glare washing out the
+    // print or a hand sliding over it leaves fewer, and a looser fit.
+    firm_ = count >= 2 * kMinPoints && count * 10 >= int(from_.size()) * 8;
     const float s = float(scale_);
     std::vector<cv::Point2f> corners(4), out(4);
     for (int i = 0; i < 4; ++i) corners[i] = last[i] * s;

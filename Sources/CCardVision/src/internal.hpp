@@ -144,7 +144,10 @@ struct RefineScratch {
 // Fits the four card edges near guess at full resolution: gradient maxima
 // along the normals within +-radius pixels at one place per 5 px of side
 // (12 to 64), robust line fit, intersection.
-Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch);
+// A trusted guess (moved by the texture flow) keeps the sides whose fit
+// leans away from it.
+Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch,
+                       bool trusted_guess = false);
 
 // ---- flow.cpp -----------------------------------------------------------
 // Follows corners of the card's print from frame to frame (pyramidal
@@ -155,6 +158,9 @@ public:
     // Where the quad the card had in the last committed frame is now, or
     // nullopt when too few points could be followed.
     std::optional<Quad> predict(const cv::Mat &luma, const Quad &last);
+    // Whether the last prediction rests on many points that nearly all
+    // agree, so that it may overrule an edge fit.
+    bool firm() const { return firm_; }
     // This frame's card: the followed points go on, new ones are picked
     // inside the card when too few are left.
     void commit(const cv::Mat &luma, const Quad &card);
@@ -165,7 +171,7 @@ private:
     void prepare(const cv::Mat &luma);
     cv::Mat small_, mask_;
     std::vector<cv::Mat> prev_, next_;  // pyramids of the last committed and this frame
-    bool next_ready_ = false;
+    bool next_ready_ = false, firm_ = false;
     double scale_ = 1;
     std::vector<cv::Point2f> points_, moved_, from_, to_;
     std::vector<uint8_t> status_, inliers_;

@@ -228,7 +228,8 @@ cv::Vec4f line_through(cv::Point2f a, cv::Point2f b) {
 
 }  // namespace
 
-Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch) {
+Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch,
+                       bool trusted_guess) {
     Refinement r;
     if (luma.cols < 8 || luma.rows < 8) return r;
     cv::Point2f centre(0, 0);
@@ -241,7 +242,19 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
         SideFit f = fit_side(luma, guess[s], guess[(s + 1) % 4], centre, rad, scratch);
         // A side the frame cuts off or a hand hides keeps its predicted line;
         // one such side is tolerated, the other three carry the fit.
-        if (!f.fitted || f.support < 0.3f) {
+        // A guess the print vouches for (texture flow) is right to a pixel
+        // or two. A side whose fit leans away from it, with part of its
+        // samples off the line, followed a finger or the background along
+        // part of its length: the guess is kept for it.
+        bool leaning = false;
+        if (trusted_guess && f.fitted && f.support < 0.85f) {
+            const cv::Vec4f &l = f.line;
+            const cv::Point2f a = guess[s], b = guess[(s + 1) % 4];
+            auto off = [&](cv::Point2f p) { return std::abs((p.x - l[2]) * l[1] - (p.y - l[3]) * l[0]); };
+            const float tolerance = std::max(2.0f, 0.008f * float(cv::norm(b - a)));
+            leaning = std::max(off(a), off(b)) > tolerance;
+        }
+        if (!f.fitted || f.support < 0.3f || leaning) {
             ++unfitted;
             lines[s] = line_through(guess[s], guess[(s + 1) % 4]);
             r.support[s] = f.fitted ? f.support : 0.f;
@@ -251,7 +264,7 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
         }
         support_sum += r.support[s];
     }
-    if (unfitted > 1) return r;
+    if (unfitted > (trusted_guess ? 2 : 1)) return r;
     for (int i = 0; i < 4; ++i) {
         auto c = intersect(lines[(i + 3) % 4], lines[i]);
         if (!c) return r;

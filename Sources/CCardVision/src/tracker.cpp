@@ -37,11 +37,12 @@ void Tracker::reset() {
     misses_ = 0;
 }
 
-std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal) {
-    Refinement r = refine_quad(luma, guess, radius, refine_);
+std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
+                                          bool trusted_guess) {
+    Refinement r = refine_quad(luma, guess, radius, refine_, trusted_guess);
     if (!r.ok) return std::nullopt;
     // A second, narrow pass around the first fit settles the sub-pixel edge.
-    Refinement fine = refine_quad(luma, r.quad, 3.0f, refine_);
+    Refinement fine = refine_quad(luma, r.quad, 3.0f, refine_, trusted_guess);
     if (fine.ok) r = fine;
     const cv::Size size(luma.cols, luma.rows);
     if (!card_shaped(r.quad, size, focal)) return std::nullopt;
@@ -60,7 +61,7 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     // within a few pixels, where a finger's edge cannot compete.
     if (auto moved = flow_.predict(luma, quad_)) {
         const float radius = float(std::clamp(3.0 + 0.01 * mean_width(quad_), 4.0, 10.0));
-        if (auto r = polish(luma, *moved, radius, focal)) return r;
+        if (auto r = polish(luma, *moved, radius, focal, flow_.firm())) return r;
     }
     // No print to follow (a plain card, heavy blur): a constant-velocity
     // guess and a search radius as wide as the motion.

@@ -27,7 +27,8 @@ public:
 private:
     std::optional<Refinement> track(const cv::Mat &luma, double focal);
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
-    std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal);
+    std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
+                                     bool trusted_guess = false);
     void lose();
     void keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts);
 
