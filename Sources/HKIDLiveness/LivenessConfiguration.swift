@@ -71,6 +71,11 @@ public struct LivenessConfiguration: Sendable, Hashable {
     public var language: HintLanguage = .zhHK
     /// Emit a `.frame` event for every analysed frame (the CLI's `--trace`).
     public var emitsFrameTrace: Bool = false
+    /// With `emitsFrameTrace`: once a result has ended the session, go on
+    /// measuring every frame and emitting its `.frame` event (no more
+    /// operations or results), so a trace covers the whole recording. Off by
+    /// default: an ended session then costs nothing per frame.
+    public var tracesAfterEnd: Bool = false
     /// For live sources: when frames stop arriving for this many wall-clock
     /// seconds, media time is extrapolated from the wall clock so that the
     /// overtime timer still fires. `nil` (the default, right for replay)

@@ -84,7 +84,7 @@ extension LivenessSession {
             guard !state.closed else { throw .closed }
             if counted { state.counters.received += 1 }
             let t = state.mediaTime(ofPTS: frame.view.pts)
-            guard state.machine.phase.isActive else {
+            guard state.machine.phase.isActive || state.tracesAfterEnd else {
                 return QueuedAnalysis(t: t, measurement: nil, events: [])
             }
             let tracker: CardTracker
@@ -141,6 +141,11 @@ extension LivenessSession {
 
     private func decide(_ measurement: CardMeasurement, at t: MediaTime, state: inout SessionState) -> QueuedAnalysis {
         state.counters.analysed += 1
+        if !state.machine.phase.isActive {
+            // Traced after the end: the frame's line and nothing else.
+            let trace = FrameTrace(t: t, card: measurement.found ? measurement : nil)
+            return QueuedAnalysis(t: t, measurement: measurement, events: deliver([], trace: trace, state: &state))
+        }
         state.watchdogBase = (ContinuousClock.now, t)
         state.standInStills?.consider(measurement, at: t)
         let flow = state.machine.process(measurement, at: t)

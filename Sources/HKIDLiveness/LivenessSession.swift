@@ -216,6 +216,14 @@ struct SessionState {
         standInStills ?? tracker
     }
 
+    /// An ended session whose configuration asks for frames to be traced
+    /// to the end of the recording.
+    var tracesAfterEnd: Bool {
+        guard configuration.emitsFrameTrace && configuration.tracesAfterEnd else { return false }
+        if case .ended = machine.phase { return true }
+        return false
+    }
+
     /// Media time of a pts, from the first frame.
     mutating func mediaTime(ofPTS pts: Int64) -> MediaTime {
         let origin = self.origin ?? pts

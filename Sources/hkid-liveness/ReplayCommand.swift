@@ -79,7 +79,9 @@ struct ReplayCommand: ParsableCommand {
         let liveness = LivenessSession(configuration: session.configuration())
         var replay = SessionReplay(session: liveness)
         var annotator = try annotate.map { try Annotator(path: $0) }
-        replay.continuesAfterEnd = annotator != nil
+        // A trace and a picture of the video cover the whole file: the card is
+        // followed to its end, after the session has decided (no more events).
+        replay.continuesAfterEnd = annotator != nil || session.trace
         let outcome = try replay.run(source, onEvent: { event in
             var paths: [StillKind: String] = [:]
             if case .result(let result) = event, let images { paths = try images.store(result) }

@@ -17,7 +17,7 @@ struct SessionOptions: ParsableArguments {
     @Option(help: "Write the result stills (card, head) as JPEG files into this folder.")
     var images: String?
 
-    @Flag(help: "Also print a frame line for every analysed frame.")
+    @Flag(help: "Also print a frame line for every analysed frame; a replay traces the card to the end of the file, after the session has ended.")
     var trace = false
 
     @Flag(help: "Print the JSON event stream of SPEC section 6 (one object per line) instead of text.")
@@ -40,6 +40,7 @@ struct SessionOptions: ParsableArguments {
         configuration.overtimeSeconds = overtime ?? self.overtime
         configuration.language = lang.language
         configuration.emitsFrameTrace = trace
+        configuration.tracesAfterEnd = trace
         configuration.hfovDegrees = hfov
         return configuration
     }
