@@ -51,6 +51,8 @@ gboolean hk_video_frame_map(GstSample *sample, hk_video_frame *out) {
     }
     out->pts = GST_BUFFER_PTS(buffer);
     out->duration = GST_BUFFER_DURATION(buffer);
+    out->full_range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
+    out->bt709 = info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709;
     return TRUE;
 }
 

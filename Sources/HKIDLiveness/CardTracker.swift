@@ -50,6 +50,8 @@ final class CardTracker {
         image.format = frame.format.cValue
         image.width = Int32(frame.width)
         image.height = Int32(frame.height)
+        image.range = frame.colorRange.cValue
+        image.matrix = frame.colorMatrix.cValue
         let planes = frame.planes
         let strides = frame.strides.map { Int32($0) }
         image.planes = (planes.count > 0 ? planes[0] : nil,

@@ -14,15 +14,23 @@ public struct FrameView {
     /// Presentation timestamp in nanoseconds, on any origin (the session
     /// measures `t` from its first frame); must not be negative.
     public var pts: Int64
+    /// How Y'CbCr levels are to be read (ignored for BGR and grey): video
+    /// is mostly `.limited`, camera buffers and JPEG `.full`. Glare is judged
+    /// on the level's place in its own scale, and stills are converted with it.
+    public var colorRange: FrameColorRange
+    public var colorMatrix: FrameColorMatrix
 
     public init(format: FramePixelFormat, width: Int, height: Int,
-                planes: [UnsafePointer<UInt8>], strides: [Int], pts: Int64) {
+                planes: [UnsafePointer<UInt8>], strides: [Int], pts: Int64,
+                colorRange: FrameColorRange = .full, colorMatrix: FrameColorMatrix = .bt601) {
         self.format = format
         self.width = width
         self.height = height
         self.planes = planes
         self.strides = strides
         self.pts = pts
+        self.colorRange = colorRange
+        self.colorMatrix = colorMatrix
     }
 
     func validate() throws(LivenessError) {
@@ -37,6 +45,23 @@ public struct FrameView {
             throw .invalidFrame("stride \(strides[index]) of plane \(index)")
         }
     }
+}
+
+/// The span of Y'CbCr levels: full 0-255, or limited ("studio swing",
+/// luma 16-235, chroma 16-240) as most H.264 and MPEG-4 video.
+public enum FrameColorRange: Sendable, Hashable, CaseIterable {
+    case full
+    case limited
+
+    var cValue: cv_color_range { self == .limited ? CV_RANGE_LIMITED : CV_RANGE_FULL }
+}
+
+/// The Y'CbCr matrix: BT.601 (SD video, JPEG) or BT.709 (HD video).
+public enum FrameColorMatrix: Sendable, Hashable, CaseIterable {
+    case bt601
+    case bt709
+
+    var cValue: cv_color_matrix { self == .bt709 ? CV_MATRIX_BT709 : CV_MATRIX_BT601 }
 }
 
 /// Pixel layouts `addFrame` accepts (those the vision shim reads).
@@ -85,6 +110,8 @@ struct OwnedFrame: Sendable {
     let planes: [[UInt8]]
     let strides: [Int]
     let pts: Int64
+    let colorRange: FrameColorRange
+    let colorMatrix: FrameColorMatrix
 
     /// Copies exactly the rows each plane has, keeping the caller's strides.
     init(copying view: FrameView) throws(LivenessError) {
@@ -94,6 +121,8 @@ struct OwnedFrame: Sendable {
         height = view.height
         strides = Array(view.strides.prefix(view.format.planeCount))
         pts = view.pts
+        colorRange = view.colorRange
+        colorMatrix = view.colorMatrix
         var planes: [[UInt8]] = []
         for index in 0..<view.format.planeCount {
             let count = strides[index] * view.format.rows(ofPlane: index, height: view.height)
@@ -107,7 +136,8 @@ struct OwnedFrame: Sendable {
         func lend(_ index: Int, _ pointers: [UnsafePointer<UInt8>]) throws(LivenessError) -> R {
             guard index < planes.count else {
                 return try body(FrameView(format: format, width: width, height: height,
-                                          planes: pointers, strides: strides, pts: pts))
+                                          planes: pointers, strides: strides, pts: pts,
+                                          colorRange: colorRange, colorMatrix: colorMatrix))
             }
             // Nested so that every plane's pointer stays valid until body returns.
             return try planes[index].withUnsafeBufferPointer { buffer throws(LivenessError) -> R in

@@ -35,6 +35,12 @@ public final class VideoFrame: @unchecked Sendable {
     /// Up to three planes (Y, U, V for I420; Y, UV for NV12; one for packed formats).
     public let planes: [UnsafePointer<UInt8>]
     public let strides: [Int]
+    /// Whether Y'CbCr levels span 0-255 (else luma 16-235, most video), and
+    /// whether they use the BT.709 matrix (else BT.601): the caps'
+    /// colorimetry, or GStreamer's defaults for the frame size when the
+    /// stream names none.
+    public let fullRange: Bool
+    public let bt709: Bool
 
     private let sample: OpaquePointer
     private var mapping: hk_video_frame
@@ -54,6 +60,8 @@ public final class VideoFrame: @unchecked Sendable {
         format = PixelFormat(mapping.format)
         pts = hk_clock_time_is_valid(mapping.pts) != 0 ? Int64(mapping.pts) : -1
         duration = hk_clock_time_is_valid(mapping.duration) != 0 ? Int64(mapping.duration) : -1
+        fullRange = mapping.full_range != 0
+        bt709 = mapping.bt709 != 0
         let count = Int(mapping.n_planes)
         planes = withUnsafeBytes(of: mapping.planes) { raw in
             (0..<count).map { raw.load(fromByteOffset: $0 * MemoryLayout<UnsafePointer<UInt8>>.stride, as: UnsafePointer<UInt8>.self) }

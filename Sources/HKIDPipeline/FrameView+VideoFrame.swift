@@ -16,6 +16,7 @@ extension FrameView {
         case .other: return nil
         }
         self.init(format: format, width: frame.width, height: frame.height,
-                  planes: frame.planes, strides: frame.strides, pts: frame.pts)
+                  planes: frame.planes, strides: frame.strides, pts: frame.pts,
+                  colorRange: frame.fullRange ? .full : .limited, colorMatrix: frame.bt709 ? .bt709 : .bt601)
     }
 }

@@ -49,6 +49,21 @@ typedef enum cv_pixel_format {
     CV_PIXEL_BGRA = 4           /* one plane, 4 bytes per pixel */
 } cv_pixel_format;
 
+/* How the levels of Y'CbCr input are to be read. Most H.264 and MPEG-4
+ * video is limited range (luma 16-235, "studio swing"); camera buffers and
+ * JPEG are full range. Measures that compare levels with absolute
+ * thresholds (glare) and the colour of the stills depend on it. Ignored for
+ * BGR and grey input. */
+typedef enum cv_color_range {
+    CV_RANGE_FULL = 0,          /* 0-255 (the zero default) */
+    CV_RANGE_LIMITED = 1        /* luma 16-235, chroma 16-240 */
+} cv_color_range;
+
+typedef enum cv_color_matrix {
+    CV_MATRIX_BT601 = 0,        /* SD video, JPEG (the zero default) */
+    CV_MATRIX_BT709 = 1         /* HD video */
+} cv_color_matrix;
+
 /* A frame as the caller already has it in memory; nothing is copied for the
  * luma path (the Y plane is wrapped, not converted). Unused planes are NULL. */
 typedef struct cv_image {
@@ -57,6 +72,8 @@ typedef struct cv_image {
     int height;
     const uint8_t *planes[3];
     int strides[3];             /* bytes per row of each plane */
+    cv_color_range range;       /* YUV input: from the stream's colorimetry */
+    cv_color_matrix matrix;
 } cv_image;
 
 typedef enum cv_card_type {
@@ -70,7 +87,8 @@ typedef struct cv_config {
     int estimate_focal;         /* refine the focal length from the card's own perspective; default 1 */
     int detect_long_side;       /* long side of the downscaled search image; default 640 */
     double front_max_deg;       /* |yaw| and |pitch| below this count as front-on; default 10 */
-    int glare_luma;             /* luma at or above this is saturated; default 250 */
+    int glare_luma;             /* luma at or above this is saturated, on full-range levels (limited-range
+                                   input is compared at the same level of its own scale); default 250 */
     int still_width;            /* width of the rectified still, height = width / 1.586; default 856 */
     int jpeg_quality;           /* default 90 */
     const char *face_cascade_path; /* OpenCV face cascade (Haar or LBP) for the head crop; NULL = opencv-data's

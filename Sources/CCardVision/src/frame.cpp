@@ -77,21 +77,31 @@ Chroma chroma_of(const cv_image &im) {
     return c;
 }
 
-// Full-range Y'CbCr (JPEG) to BGR.
-static cv::Mat yuv_full_range_to_bgr(const cv::Mat &y, const cv::Mat &u_half, const cv::Mat &v_half) {
+// Y'CbCr to BGR with the stream's range and matrix: limited-range levels
+// are stretched to 0-255 first (Y' - 16) * 255/219, (C - 128) * 255/224.
+static cv::Mat yuv_to_bgr(const cv::Mat &y, const cv::Mat &u_half, const cv::Mat &v_half, cv_color_range range,
+                          cv_color_matrix matrix) {
     cv::Mat u, v, yuv, bgr;
     cv::resize(u_half, u, y.size(), 0, 0, cv::INTER_LINEAR);
     cv::resize(v_half, v, y.size(), 0, 0, cv::INTER_LINEAR);
     cv::merge(std::vector<cv::Mat>{y, u, v}, yuv);
-    const cv::Matx34f m(1.f, 1.772f, 0.f, -1.772f * 128.f,
-                        1.f, -0.344136f, -0.714136f, (0.344136f + 0.714136f) * 128.f,
-                        1.f, 0.f, 1.402f, -1.402f * 128.f);
+    const bool limited = range == CV_RANGE_LIMITED;
+    const float ys = limited ? 255.f / 219.f : 1.f, cs = limited ? 255.f / 224.f : 1.f, y0 = limited ? 16.f : 0.f;
+    // B = Y + b_cb Cb, G = Y + g_cb Cb + g_cr Cr, R = Y + r_cr Cr.
+    const bool hd = matrix == CV_MATRIX_BT709;
+    const float b_cb = hd ? 1.8556f : 1.772f, g_cb = hd ? -0.187324f : -0.344136f,
+                g_cr = hd ? -0.468124f : -0.714136f, r_cr = hd ? 1.5748f : 1.402f;
+    const cv::Matx34f m(ys, b_cb * cs, 0.f, -ys * y0 - b_cb * cs * 128.f,
+                        ys, g_cb * cs, g_cr * cs, -ys * y0 - (g_cb + g_cr) * cs * 128.f,
+                        ys, 0.f, r_cr * cs, -ys * y0 - r_cr * cs * 128.f);
     cv::transform(yuv, bgr, m);
     return bgr;
 }
 
 ColourRaster warp_colour(const cv_image &im, const cv::Matx33d &H, int w, int h) {
     ColourRaster raster;
+    raster.range = im.range;
+    raster.matrix = im.matrix;
     const int flags = cv::INTER_LINEAR | cv::WARP_INVERSE_MAP;
     const cv::Size size(w, h);
     switch (im.format) {
@@ -162,6 +172,8 @@ void CardCrop::assign(const cv_image &im, const Quad &card) {
         b = cv::Rect(x0, y0, (b.br().x - x0 + 1) & ~1, (b.br().y - y0 + 1) & ~1) & cv::Rect(0, 0, im.width, im.height);
     }
     format = im.format;
+    range = im.range;
+    matrix = im.matrix;
     box = b;
     // Bytes per pixel of each plane, and each plane's sampling (1 or 2).
     int bpp[3] = {1, 0, 0}, sub = subsampled ? 2 : 1, n = 1;
@@ -186,6 +198,8 @@ void CardCrop::assign(const cv_image &im, const Quad &card) {
 cv_image CardCrop::view() const {
     cv_image im{};
     im.format = format;
+    im.range = range;
+    im.matrix = matrix;
     im.width = box.width;
     im.height = box.height;
     for (int i = 0; i < 3; ++i) {
@@ -198,7 +212,7 @@ cv_image CardCrop::view() const {
 cv::Mat ColourRaster::to_bgr() const {
     if (!bgr.empty()) return bgr;
     if (y.empty()) return cv::Mat();
-    return yuv_full_range_to_bgr(y, u, v);
+    return yuv_to_bgr(y, u, v, range, matrix);
 }
 
 }  // namespace cardvision

@@ -93,6 +93,8 @@ Chroma chroma_of(const cv_image &image);
 struct ColourRaster {
     cv::Mat bgr;
     cv::Mat y, u, v;
+    cv_color_range range = CV_RANGE_FULL;    // of y, u, v
+    cv_color_matrix matrix = CV_MATRIX_BT601;
     bool empty() const { return bgr.empty() && y.empty(); }
     cv::Size size() const { return bgr.empty() ? y.size() : bgr.size(); }
     cv::Mat to_bgr() const;
@@ -108,6 +110,8 @@ ColourRaster warp_colour(const cv_image &image, const cv::Matx33d &H, int w, int
 // asks for one (a session keeps dozens of candidates and encodes two).
 struct CardCrop {
     cv_pixel_format format = CV_PIXEL_GRAY8;
+    cv_color_range range = CV_RANGE_FULL;
+    cv_color_matrix matrix = CV_MATRIX_BT601;
     cv::Rect box;       // where the crop was in the frame
     cv::Mat planes[3];  // owned copies, rows x bytes
     Quad quad{};        // the card, in crop coordinates

@@ -195,7 +195,12 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
     const float mx = 0.01f * size.width, my = 0.01f * size.height;
     for (auto &p : q)
         if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) out.touches_border = 1;
-    Photometry ph = measure_photometry(luma, q, config_.glare_luma, photometry_);
+    // glare_luma is a full-range level; limited-range luma reaches the
+    // same brightness at 16 + 219/255 of it (a saturated sensor gives 235).
+    const bool limited = image.range == CV_RANGE_LIMITED &&
+                         (image.format == CV_PIXEL_I420 || image.format == CV_PIXEL_NV12);
+    const int glare_level = limited ? int(std::lround(16 + config_.glare_luma * 219.0 / 255.0)) : config_.glare_luma;
+    Photometry ph = measure_photometry(luma, q, glare_level, photometry_);
     out.glare = ph.glare;
     out.glare_blob = ph.glare_blob;
     out.sharpness = ph.sharpness;

@@ -55,6 +55,10 @@ typedef struct hk_video_frame {
     int strides[4];
     GstClockTime pts;
     GstClockTime duration;
+    /* From the caps' colorimetry (GStreamer's defaults when the caps name
+     * none: limited range, BT.601 below 720 lines, BT.709 from 720 up). */
+    int full_range;
+    int bt709;
 } hk_video_frame;
 
 gboolean hk_video_frame_map(GstSample *sample, hk_video_frame *out);
