@@ -46,9 +46,11 @@ double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Poi
     if (len < 1) return 0;
     const cv::Point2f n(float(-d.y / len), float(d.x / len));
     const int samples = std::clamp(int(len / 4), 8, 40);
-    int hits = 0;
+    int hits = 0, inside = 0;
     for (int i = 0; i < samples; ++i) {
         const cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
+        if (p.x < 1 || p.y < 1 || p.x > gx.cols - 2 || p.y > gx.rows - 2) continue;  // beyond the frame
+        ++inside;
         for (int k = -2; k <= 2; ++k) {
             const int x = cvRound(p.x + n.x * k), y = cvRound(p.y + n.y * k);
             if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
@@ -56,7 +58,9 @@ double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Poi
             if (g > kSideGradient) { ++hits; break; }
         }
     }
-    return double(hits) / samples;
+    // A side mostly beyond the frame (a card cut by it) cannot be judged.
+    if (inside * 10 < samples * 3) return -1;
+    return double(hits) / inside;
 }
 
 // Fraction of a grid of places inside the quad (between 12 % and 88 % of
@@ -137,7 +141,10 @@ double side_step(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
         }
         steps += step >= kMinStep;
     }
-    return total ? double(steps) / total : 0;
+    // Along the frame's border there is no outside to compare with: the
+    // side is not judged (-1).
+    if (total < kSamples / 2) return -1;
+    return double(steps) / total;
 }
 
 // How unlike its surroundings the inside of the quad is: the Bhattacharyya
@@ -393,6 +400,18 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
                     out.push_back({order_corners({ca->at, cc->at, pc, pa}), true});
                 }
                 out.push_back({order_corners({ca->at, cc->at, fc, fa}), true});
+                // Both legs run into the frame's border: a card cut by it
+                // (held too near, or half out of view). Its hidden side lies
+                // beyond; the card's shape decides where (consider()).
+                auto at_border = [&](cv::Point2f p) {
+                    return p.x < 3 || p.y < 3 || p.x > gx.cols - 4 || p.y > gx.rows - 4;
+                };
+                if (at_border(fa) && at_border(fc))
+                    for (int step = 1; step <= 16; ++step) {
+                        const float lambda = 1.0f + 0.1f * float(step);
+                        out.push_back({order_corners({ca->at, cc->at, cc->at + uc * (lambda * lc),
+                                                      ca->at + ua * (lambda * la)}), true});
+                    }
             }
     }
 }
@@ -479,37 +498,59 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         // Turned further than anyone turns a card to show it.
         const Pose pose = pose_from_quad(fq, full, focal_px);
         if (!pose.ok || std::abs(pose.yaw) > 42 || std::abs(pose.pitch) > 42) return;
+        // Sides beyond the frame (a card cut by it) are left out of the
+        // tests below; at least three must be in view.
         std::array<double, 4> s;
-        for (int k = 0; k < 4; ++k) s[k] = side_support(gx, gy, q[k], q[(k + 1) % 4]);
+        std::array<bool, 4> seen;
+        int visible = 0;
+        for (int k = 0; k < 4; ++k) {
+            s[k] = side_support(gx, gy, q[k], q[(k + 1) % 4]);
+            seen[k] = s[k] >= 0;
+            visible += seen[k];
+        }
+        if (visible < 3) return;
         // A card's sides end at its corners. A quad whose sides run on
         // beyond them (mortar lines, a table's edge, a line printed across
         // the card) was put together from longer lines.
         int running_on = 0;
         for (int k = 0; k < 4; ++k) {
+            if (!seen[k]) continue;
             const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * 0.15f;
             running_on += side_support(gx, gy, a - d * 1.2f, a - d * 0.2f) > 0.6 &&
                           side_support(gx, gy, b + d * 0.2f, b + d * 1.2f) > 0.6;
         }
         if (running_on > 1) return;
-        std::array<double, 4> sorted = s;
-        std::sort(sorted.begin(), sorted.end());
-        // Three sides clearly there; the fourth may be partly under a thumb.
-        if (sorted[1] < 0.6 || sorted[0] < 0.2) return;
+        // The sides in view clearly there, but one that may be partly
+        // under a thumb.
+        int weak = 0;
+        for (int k = 0; k < 4; ++k)
+            if (seen[k]) {
+                if (s[k] < 0.2) return;
+                weak += s[k] < 0.6;
+            }
+        if (weak > 1) return;
         int margins = 0, stepped = 0;
-        std::array<double, 4> step;
+        std::array<double, 4> step{};
         for (int k = 0; k < 4; ++k) {
+            if (!seen[k]) continue;
             margins += even_margin(small, q, k);
             step[k] = side_step(small, small_chroma, q, k);
+            if (step[k] < 0) step[k] = 1;  // at the frame's border: not judged
             stepped += step[k] >= 0.5;
         }
-        if (margins < 3 || stepped < 3) return;
+        if (margins < visible - 1 || stepped < visible - 1) return;
         if (inner_print(gx, gy, q) < 0.03) return;
         if (unlike_surroundings(small, small_chroma, q) < 0.35) return;
         // A side counts where it has both an edge and a step across it: a
         // quad that borrowed one side from the background (the next row of
         // mortar beside the card) is bigger than the card but scores less.
         double support = 0;
-        for (int k = 0; k < 4; ++k) support += s[k] * std::min(1.0, step[k] / 0.8) / 4;
+        for (int k = 0; k < 4; ++k)
+            if (seen[k]) support += s[k] * std::min(1.0, step[k] / 0.8) / visible;
+        // Of two quads on the same lines, the one nearer the card's aspect
+        // (the hidden side of a cut card is placed by it).
+        const double aspect_error = std::abs(plane_shape(fq, full, focal_px).aspect / kCardAspect - 1);
+        support *= 1 - 2 * aspect_error;
         // Rank by support times size: the card beats the portrait and the
         // printed boxes inside it, which are as well supported. A quad with
         // an inferred side must do better than one closed by four edges.

@@ -35,6 +35,7 @@ void Tracker::reset() {
     clear_still();
     frame_size_ = cv::Size();
     misses_ = 0;
+    has_recent_ = false;
 }
 
 std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
@@ -52,6 +53,9 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
 
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
     auto d = detect_card(luma, chroma_, roi, config_.detect_long_side, focal);
+    // A coarser look: a card held so near that it is out of focus has edges
+    // tens of pixels wide, which read as edges only at half the size.
+    if (!d) d = detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal);
     if (!d) return std::nullopt;
     return polish(luma, d->quad, d->pixel_error + 2.0f, focal);
 }
@@ -129,6 +133,13 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
         out.searched_full_frame = 1;
         found = search(luma, cv::Rect(0, 0, size.width, size.height), focal);
     }
+    // A card does not shrink to a fraction of its width within a moment: a
+    // much smaller quad inside where it just was is a box printed on it
+    // (the card itself is leaving the frame, or hidden for a moment).
+    if (found && has_recent_ && pts_ns - recent_pts_ < 500'000'000 &&
+        mean_width(found->quad) < 0.7 * mean_width(recent_quad_) &&
+        encloses(recent_quad_, found->quad, 0.05f * float(mean_width(recent_quad_))))
+        found.reset();
     if (!found) {
         lose();
         flow_.skip();
@@ -137,6 +148,9 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
     }
     misses_ = 0;
     flow_.commit(luma, found->quad);
+    recent_quad_ = found->quad;
+    recent_pts_ = pts_ns;
+    has_recent_ = true;
 
     const Quad q = found->quad;
     const double dt = tracking_ ? double(pts_ns - last_pts_) * 1e-9 : 0.0;

@@ -42,6 +42,10 @@ private:
     static constexpr int kRecheckFrames = 8;
     static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 4;
     int misses_ = 0;  // frames since the card was last found
+    // Where the card was last found, and when (kept across a loss).
+    Quad recent_quad_{};
+    int64_t recent_pts_ = 0;
+    bool has_recent_ = false;
     int since_recheck_ = 0;
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
