@@ -22,7 +22,7 @@ namespace cardvision {
 namespace {
 
 constexpr int kFlowLongSide = 640;   // the flow runs on a copy at most this size
-constexpr int kLevels = 3;
+constexpr int kLevels = 2;
 const cv::Size kWindow(15, 15);
 constexpr int kWantedPoints = 48;
 constexpr int kMinPoints = 12;       // fewer inliers: no prediction
