@@ -73,12 +73,23 @@ public enum RecordingRepair {
         defer { gst_object_unref(sinkElement) }
         guard let sink = hk_as_app_sink(sinkElement) else { return false }
         gst_element_set_state(pipeline, GST_STATE_PLAYING)
-        // try_pull returns nil at EOS or on an error, at once; the timeout
-        // only bounds a pipeline that hangs.
-        let nanoseconds = GstClockTime(timeout.components.seconds) * 1_000_000_000
-        guard let sample = gst_app_sink_try_pull_sample(sink, nanoseconds) else { return false }
-        gst_sample_unref(sample)
-        return true
+        // try_pull returns nil at EOS at once, but an error (a file with a
+        // header and no frame) only shows on the bus: poll both.
+        let bus = gst_element_get_bus(pipeline)
+        defer { gst_object_unref(bus) }
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let sample = gst_app_sink_try_pull_sample(sink, 50_000_000) {
+                gst_sample_unref(sample)
+                return true
+            }
+            if gst_app_sink_is_eos(sink) != 0 { return false }
+            if let message = gst_bus_pop_filtered(bus, GST_MESSAGE_ERROR) {
+                gst_message_unref(message)
+                return false
+            }
+        }
+        return false
     }
 
     /// The duration a file's container states, in seconds (nil when it

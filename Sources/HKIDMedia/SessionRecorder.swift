@@ -27,7 +27,7 @@ final class SessionRecorder {
         "queue name=recqueue max-size-buffers=0 max-size-bytes=0 max-size-time=5000000000 "
             + "! videoconvert ! video/x-raw,format=I420 "
             + "! x264enc tune=zerolatency speed-preset=veryfast bitrate=\(bitrate) key-int-max=\(keyframeInterval) "
-            + "! h264parse ! matroskamux name=mux ! filesink name=file sync=false"
+            + "! h264parse ! matroskamux name=mux offset-to-zero=true ! filesink name=file sync=false"
     }
 
     init(pipeline: UnsafeMutablePointer<GstElement>, tee: UnsafeMutablePointer<GstElement>, path: String,
@@ -63,13 +63,11 @@ final class SessionRecorder {
         // Keep our own reference: the pipeline takes the floating one.
         gst_object_ref(made)
         _ = gst_bin_add(hk_as_bin(pipeline), made)
-        // Start the recording's clock at zero: shift its timestamps back by
-        // the pipeline's running time now, so the file does not begin with a
-        // gap as long as the station has been up.
-        let now = hk_element_running_time(pipeline)
-        if hk_clock_time_is_valid(now) != 0 {
-            gst_pad_set_offset(pad, -gint64(now))
-        }
+        // The file starts at zero through the muxer's offset-to-zero, not a
+        // pad offset of minus the running time at attach: frames already on
+        // their way to the tee then came out with negative times and were
+        // clipped, the encoder's first (key) frame among them, so every
+        // recording began with up to a second of undecodable delta frames.
         _ = gst_element_sync_state_with_parent(made)
         if gst_pad_link(pad, sink) != GST_PAD_LINK_OK {
             gst_element_set_state(made, GST_STATE_NULL)
