@@ -31,9 +31,12 @@ struct APIError: HTTPResponseError {
     }
 }
 
-/// Maps Hummingbird's own errors (404 for unknown routes, 413 from
-/// `collect(upTo:)`) and anything unexpected into `APIError`s.
+/// Maps Hummingbird's own errors (404 for unknown routes, 405 for a known
+/// route asked with another method, 413 from `collect(upTo:)`) and anything
+/// unexpected into `APIError`s.
 struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
+    let allowed: AllowedMethods
+
     func handle(_ request: Request, context: Context,
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
@@ -42,6 +45,14 @@ struct ErrorMappingMiddleware<Context: RequestContext>: RouterMiddleware {
             throw error
         } catch let error as StationError {
             throw APIError(error)
+        } catch let error as HTTPError where error.status == .notFound {
+            guard let methods = allowed.methods(for: request.uri.path), !methods.contains(request.method.rawValue) else {
+                throw APIError(.notFound, error.body ?? error.status.reasonPhrase)
+            }
+            var response = try APIError(.methodNotAllowed, "\(request.uri.path) takes \(methods.joined(separator: ", "))")
+                .response(from: request, context: context)
+            response.headers[.allow] = methods.joined(separator: ", ")
+            return response
         } catch let error as HTTPError {
             throw APIError(error.status, error.body ?? error.status.reasonPhrase)
         } catch let error as any HTTPResponseError {

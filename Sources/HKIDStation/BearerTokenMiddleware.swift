@@ -1,7 +1,8 @@
 import Foundation
 import Hummingbird
 
-/// Requires `Authorization: Bearer <token>` on every route but `/healthz`.
+/// Requires `Authorization: Bearer <token>` (any case of "Bearer") on every
+/// route but `/healthz`.
 ///
 /// Browsers cannot add a header to `<img src>` or `EventSource`, so the
 /// operator page passes the same token as `?access_token=`; both are
@@ -13,8 +14,10 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
                 next: (Request, Context) async throws -> Response) async throws -> Response {
         if request.uri.path == "/healthz" { return try await next(request, context) }
         var presented: String?
-        if let header = request.headers[.authorization], header.hasPrefix("Bearer ") {
-            presented = String(header.dropFirst("Bearer ".count)).trimmingCharacters(in: .whitespaces)
+        // The scheme is case-insensitive (RFC 9110 11.1): "bearer" works too.
+        if let header = request.headers[.authorization], header.count > 7,
+           header.prefix(7).lowercased() == "bearer " {
+            presented = String(header.dropFirst(7)).trimmingCharacters(in: .whitespaces)
         } else if let query = request.uri.queryParameters.get("access_token") {
             presented = query
         }

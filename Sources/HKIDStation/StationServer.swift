@@ -9,9 +9,11 @@ public enum StationServer {
     /// The router with every route; also what the OpenAPI test inspects.
     public static func makeRouter(station: Station, token: String?) -> Router<BasicRequestContext> {
         let router = Router(context: BasicRequestContext.self)
-        router.add(middleware: ErrorMappingMiddleware<BasicRequestContext>())
+        let allowed = AllowedMethods()
+        router.add(middleware: ErrorMappingMiddleware<BasicRequestContext>(allowed: allowed))
         if let token { router.add(middleware: BearerTokenMiddleware<BasicRequestContext>(token: token)) }
         StationRoutes(station: station).register(on: router)
+        allowed.load(from: router)
         return router
     }
 

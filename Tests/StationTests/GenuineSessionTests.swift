@@ -47,6 +47,14 @@ import Testing
                                              BundleLayout.card, BundleLayout.head])
         #expect(manifest.imageSha256 == manifest.files[BundleLayout.card])
 
+        // The recording starts on a keyframe (before, with
+        // restart_file_on_session, it began with up to a second of delta
+        // frames nothing could decode, over the first still's moment).
+        let videoPath = directory + "/video.mkv"
+        try await station.get("/v1/sessions/\(id)/video").body.write(to: URL(fileURLWithPath: videoPath))
+        let flags = try Self.firstFrameFlags(of: videoPath)
+        #expect(!flags.isEmpty && !flags.contains("delta-unit"), "the first frame is not a keyframe: \(flags)")
+
         // Flip one byte of the zip's video: the verifier names the file.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: bundlePath))
         let marker = Data("matroska".utf8)
@@ -57,5 +65,23 @@ import Testing
         let tampered = BundleVerifier(publicKey: key).verify(bundleAt: URL(fileURLWithPath: tamperedPath))
         #expect(!tampered.isValid)
         #expect(tampered.problems.contains { $0.hasPrefix(BundleLayout.video) }, "\(tampered.problems)")
+    }
+
+    /// GStreamer's buffer flags of a Matroska file's first video frame, as
+    /// `gst-launch-1.0 -v … identity silent=false` prints them.
+    static func firstFrameFlags(of path: String) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
+        process.arguments = ["-v", "filesrc", "location=\(path)", "!", "matroskademux", "!", "identity", "silent=false",
+                             "!", "fakesink"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let chain = text.split(separator: "\n").first(where: { $0.contains("chain") && $0.contains("flags:") }),
+              let range = chain.range(of: "flags: ") else { return "" }
+        return String(chain[range.upperBound...].prefix { $0 != "," })
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// The daemon over real HTTP, fed by GStreamer's live test pattern.
@@ -81,6 +84,17 @@ import Testing
         expectStatus(try await station.get("/v1/sessions?limit=0"), 400, "GET", "/v1/sessions")
         expectStatus(try await station.get("/v1/sessions?status=happy"), 400, "GET", "/v1/sessions")
         expectStatus(try await station.get("/v1/sessions?cursor=abc"), 400, "GET", "/v1/sessions")
+        // An empty cursor is the first page (clients that template the URL send it).
+        let emptyCursor = expectStatus(try await station.get("/v1/sessions?limit=1&cursor="), 200, "GET", "/v1/sessions")
+        #expect((emptyCursor.json["sessions"] as? [[String: Any]])?.first?["id"] as? String == secondID)
+        // A known path asked with another method: 405 naming the methods, not 404.
+        for (method, path, allow) in [("DELETE", "/v1/sessions", "GET, POST"), ("PUT", "/healthz", "GET"),
+                                      ("DELETE", "/v1/sessions/\(id)", "GET"), ("GET", "/v1/sessions/\(id)/cancel", "POST")] {
+            let reply = try await station.request(method, path)
+            #expect(reply.status == 405, "\(method) \(path): \(reply.status)")
+            #expect(reply.headers["allow"] == allow, "\(method) \(path): Allow \(reply.headers["allow"] ?? "none")")
+        }
+        #expect(try await station.get("/v1/nothing").status == 404)
 
         let metrics = expectStatus(try await station.get("/metrics"), 200, "GET", "/metrics")
         #expect(metrics.text.contains("hkid_station_sessions_total"))
@@ -103,6 +117,19 @@ import Testing
         let keyMode = try FileManager.default.attributesOfItem(atPath: station.dataDirectory + "/keys/station.key")[.posixPermissions] as? Int
         #expect(keyMode == 0o600)
         #expect(!station.output.contains("BEGIN PRIVATE KEY"), "the private key must never be logged")
+    }
+
+    /// A command line that does not parse is exit 64 (EX_USAGE), a bad
+    /// configuration 78 (EX_CONFIG); the systemd unit restarts on neither.
+    @Test func exitCodesMatchTheUnitFile() throws {
+        let camera = StationProcess(arguments: ["--source", "camera"])
+        #expect(throws: (any Error).self) { try camera.start(timeout: .seconds(10)) }
+        #expect(camera.waitForExit() == 64, "\(camera.output)")
+        #expect(camera.output.contains("camera"), "\(camera.output)")
+        let unit = try String(contentsOf: StationProcess.repository.appendingPathComponent("docs/hkid-station.service"),
+                              encoding: .utf8)
+        let prevent = unit.split(separator: "\n").first { $0.hasPrefix("RestartPreventExitStatus=") }
+        #expect(prevent.map { Set($0.dropFirst("RestartPreventExitStatus=".count).split(separator: " ")) } == ["64", "78"])
     }
 
     @Test func refusesToListenOffLoopbackWithoutAToken() throws {
@@ -128,6 +155,10 @@ import Testing
             camera = try await station.get("/healthz").json["camera"] as? [String: Any] ?? [:]
         }
         #expect(camera["lastError"] as? String == "\(file): has no video stream", "\(camera)")
+        // Retried with back-off (2 s, then 4 s, ...), logged once while the
+        // error stays the same (before: an error line every 2 s for ever).
+        try await Task.sleep(for: .seconds(7))
+        #expect(station.output.components(separatedBy: "camera failed").count - 1 == 1, "\(station.output)")
         #expect(camera["running"] as? Bool == false)
         let health = expectStatus(try await station.get("/healthz"), 200, "GET", "/healthz")
         #expect(health.json["status"] as? String == "degraded")
@@ -141,6 +172,15 @@ import Testing
         let tokenPath = directory + "/token"
         let token = "s3cret-token-0123456789abcdef"
         try token.write(toFile: tokenPath, atomically: true, encoding: .utf8)
+        // A token others can read is refused (exit 78), like the signing key.
+        chmod(tokenPath, 0o644)
+        let readable = StationProcess(dataDirectory: directory + "/data",
+                                      arguments: ["--source", "test-pattern", "--host", "0.0.0.0", "--token-file", tokenPath])
+        #expect(throws: (any Error).self) { try readable.start(timeout: .seconds(10)) }
+        #expect(readable.waitForExit() == 78)
+        #expect(readable.output.contains("\(tokenPath): the token file is readable by others (mode 644); chmod 600 it"),
+                "\(readable.output)")
+        chmod(tokenPath, 0o600)
         let station = StationProcess(dataDirectory: directory + "/data",
                                      arguments: ["--source", "test-pattern", "--host", "0.0.0.0", "--token-file", tokenPath])
         try station.start()
@@ -150,6 +190,11 @@ import Testing
         expectStatus(try await station.get("/v1/sessions", token: "wrong-token-0123456789abcdef"), 401, "GET", "/v1/sessions")
         expectStatus(try await station.post("/v1/sessions", json: "{}"), 401, "POST", "/v1/sessions")
         expectStatus(try await station.get("/v1/sessions", token: token), 200, "GET", "/v1/sessions")
+        // The scheme is case-insensitive.
+        var lowercase = URLRequest(url: URL(string: "http://127.0.0.1:\(station.port)/v1/sessions")!)
+        lowercase.setValue("bearer \(token)", forHTTPHeaderField: "Authorization")
+        let (_, response) = try await URLSession.shared.data(for: lowercase)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200, "Authorization: bearer … was refused")
         expectStatus(try await station.get("/?access_token=\(token)"), 200, "GET", "/")
     }
 }
