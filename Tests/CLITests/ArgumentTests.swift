@@ -50,12 +50,17 @@ struct ArgumentTests {
         let once = try CLI.run(["replay", sample, "--json", "--trace", "-v"])
         let twice = try CLI.run(["replay", sample, "--json", "--trace", "-vv"])
         #expect(once.status == 0 && twice.status == 0)
-        // The per-frame log line (at .trace) is written for each frame in
-        // which the card was found: the frame lines of --trace with a card.
+        // The session logs a line (at .trace) for each frame it analysed with
+        // the card in view: the --trace frame lines with a card up to the
+        // result that ended it (--trace goes on following the card after it).
         func frameLogLines(_ run: CLI.Run) -> Int {
             run.stderr.split(separator: "\n").filter { $0.contains("yaw=") && $0.hasSuffix(" frame") }.count
         }
-        let framesWithCard = twice.jsonLines.filter { $0["type"] as? String == "frame" && $0["card"] is [String: Any] }.count
+        let lines = twice.jsonLines
+        let end = try #require(lines.last { $0["type"] as? String == "result" }?["t"] as? Double)
+        let framesWithCard = lines.filter {
+            $0["type"] as? String == "frame" && $0["card"] is [String: Any] && ($0["t"] as? Double ?? .infinity) <= end
+        }.count
         #expect(framesWithCard > 100)
         #expect(frameLogLines(once) == 0)
         #expect(frameLogLines(twice) == framesWithCard, "stderr starts: \(twice.stderr.prefix(500))")
