@@ -11,7 +11,7 @@ BIN          := .build/$(CONFIG)/hkid-liveness
 SAMPLE       ?= samples/genuine-2018.mp4
 OUT          ?= out
 
-.PHONY: deps build run test test-unit test-samples downstream-check bench clean
+.PHONY: deps build run test test-unit test-samples eval-dev downstream-check bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -30,10 +30,11 @@ run: build
 # browser against real time, and on 2 cores parallel suites starve each
 # other into false failures.
 test: deps
-	@scripts/install-deps.sh browser
+	@scripts/install-deps.sh browser eval
 	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
 	HKID_LIVENESS_BIN=$(CURDIR)/$(BIN) SWIFT=$(SWIFT) scripts/swift-test.sh --no-parallel
 	$(MAKE) --no-print-directory test-samples
+	scripts/eval-dev.sh $(BIN)
 	$(MAKE) --no-print-directory downstream-check
 
 # The in-process suites only (the session, the vision shim, the media
@@ -41,6 +42,13 @@ test: deps
 test-unit: deps
 	SWIFT=$(SWIFT) scripts/swift-test.sh --no-parallel \
 	  --filter '^(HKIDLivenessTests|CardVisionTests|HKIDMediaTests)\.'
+
+# The independent development set (../shared/eval-dev, issue 12) scored by
+# its own scorer: the table and summary line; exit 1 when a video listed in
+# samples/eval-dev-passing.txt no longer passes (scripts/eval-dev.sh).
+eval-dev: build
+	@scripts/install-deps.sh eval
+	scripts/eval-dev.sh $(BIN)
 
 test-samples:
 	@if ls samples/*.expect.json >/dev/null 2>&1; then \

@@ -59,6 +59,31 @@ struct ReplayTests {
         #expect(events.contains { $0["retCode"] as? Int == 3 && $0["message"] as? String == "lost" })
     }
 
+    @Test("--trace follows the card to the end of the file, after the result that ended the session")
+    func traceAfterEnd() throws {
+        let traced = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--json", "--trace"]).jsonLines
+        let plain = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--json"]).jsonLines
+        let success = try #require(traced.firstIndex { $0["retCode"] as? Int == 0 })
+        let after = traced[(success + 1)...].dropLast()  // up to `end`
+        // Only frame lines after the result, and the card still in them.
+        #expect(!after.isEmpty)
+        #expect(after.allSatisfy { $0["type"] as? String == "frame" })
+        #expect(after.filter { $0["card"] is [String: Any] }.count * 10 >= after.count * 9)
+        // Every decoded frame was analysed and traced; without --trace the
+        // replay stops decoding at the result.
+        let end = try #require(traced.last), plainEnd = try #require(plain.last)
+        #expect(end["analysed"] as? Int == end["frames"] as? Int)
+        #expect(traced.filter { $0["type"] as? String == "frame" }.count == end["frames"] as? Int)
+        let traceFrames = try #require(end["frames"] as? Int), plainFrames = try #require(plainEnd["frames"] as? Int)
+        #expect(plainFrames < traceFrames)
+        // The same decisions either way.
+        let decisions = { (events: [[String: Any]]) in
+            events.filter { $0["type"] as? String != "frame" && $0["type"] as? String != "end" }
+                .map { "\($0["type"] ?? "")/\($0["status"] ?? $0["retCode"] ?? "")@\($0["t"] ?? "")" }
+        }
+        #expect(decisions(traced) == decisions(plain))
+    }
+
     @Test("the whole library matches its expectations, and a wrong expectation fails with exit 1")
     func expectations() throws {
         let folder = try CLI.temporaryDirectory()

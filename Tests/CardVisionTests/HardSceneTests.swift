@@ -161,10 +161,9 @@ struct HardSceneTests {
 
     /// Limited-range frames (Y 16..235, as phones and x264 record) with a
     /// lamp's glare over a large part of the card: the saturated area must be
-    /// measured as on full-range frames. A detector that reads the range
-    /// from the stream's caps gets it through the API; when cv_image or
-    /// cv_config gains such a field, set it to limited here (that is what
-    /// the caps say for these frames), and keep the assertions.
+    /// measured as on full-range frames. The frame is passed with
+    /// cv_image.range = CV_RANGE_LIMITED (Frame.range, from the scene), as
+    /// the stream's caps say for such video.
     /// Control: the same limited-range scene without glare, IoU 0.998.
     @Test(arguments: [(0.5, 0.5, 22.0), (0.35, 0.45, 14.0)])
     func glareMeasuredOnLimitedRange(u: Double, v: Double, radius: Double) {

@@ -11,6 +11,9 @@ struct Frame {
     let height: Int
     var pixels: [UInt8]
     let truth: cr_truth
+    /// The levels the renderer wrote (the scene's limited_range), passed to
+    /// the tracker as a stream's caps would.
+    var range: cv_color_range = CV_RANGE_FULL
 
     var truthCorners: [Float] { floats(truth.corners) }
 }
@@ -54,7 +57,8 @@ final class Scenes {
             return cr_render_i420(renderer, &scene, y, Int32(w), u, Int32(w / 2), v, Int32(w / 2), &truth)
         }
         precondition(status == CR_OK, "render failed: \(status)")
-        return Frame(width: w, height: h, pixels: pixels, truth: truth)
+        return Frame(width: w, height: h, pixels: pixels, truth: truth,
+                     range: s.limited_range != 0 ? CV_RANGE_LIMITED : CV_RANGE_FULL)
     }
 }
 
@@ -83,6 +87,7 @@ final class Tracker {
             im.height = Int32(f.height)
             im.planes = (y, u, v)
             im.strides = (Int32(f.width), Int32(f.width / 2), Int32(f.width / 2))
+            im.range = f.range
             return cv_tracker_process(handle, &im, pts, &m)
         }
         precondition(status == CV_OK, "process failed: \(status)")
