@@ -2,6 +2,7 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
+import HKIDMedia
 import Testing
 
 /// Issue 14's "the station must not hang, lose or lie", against the real
@@ -63,9 +64,9 @@ import Testing
     /// `loop_file: false` with `restart_file_on_session`: once the file has
     /// ended the camera is idle, and the next session starts it again (before,
     /// the start waited for a pipeline that never came).
-    @Test func anEndedFileStartsAgainForTheNextSession() async throws {
-        let folder = StationProcess.temporaryDirectory()
-        let clip = folder + "/one-second.mp4"
+    /// A one-second MP4 made with gst-launch.
+    static func oneSecondClip() throws -> String {
+        let clip = StationProcess.temporaryDirectory() + "/one-second.mp4"
         let make = Process()
         make.executableURL = URL(fileURLWithPath: "/usr/bin/gst-launch-1.0")
         make.arguments = ["-q", "videotestsrc", "num-buffers=30", "!", "video/x-raw,width=320,height=240,framerate=30/1",
@@ -73,6 +74,11 @@ import Testing
         try make.run()
         make.waitUntilExit()
         #expect(make.terminationStatus == 0)
+        return clip
+    }
+
+    @Test func anEndedFileStartsAgainForTheNextSession() async throws {
+        let clip = try Self.oneSecondClip()
         let config = try Self.config("loop_file: false\nsource_start_timeout_seconds: 5\n")
         let station = StationProcess(arguments: ["--config", config, "--source", "file", "--file", clip,
                                                  "--restart-file-on-session", "--record-mode", "none"])
@@ -87,6 +93,40 @@ import Testing
         #expect(ended["status"] as? String == "interrupted")
         #expect(ended["reason"] as? String == "the video source ended")
         #expect((ended["frames"] as? [String: Any])?["analysed"] as? Int ?? 0 > 5, "\(ended)")
+    }
+
+    /// `loop_file: true` (the default): the file wraps inside the session,
+    /// which goes on, and its one recording plays straight across the wraps
+    /// (before, the first wrap ended the session as "the video source ended").
+    @Test func aLoopingFileDoesNotEndTheSession() async throws {
+        let clip = try Self.oneSecondClip()
+        let station = StationProcess(arguments: ["--source", "file", "--file", clip, "--restart-file-on-session"])
+        try station.start()
+        defer { station.stop() }
+        let id = try #require(try await station.post("/v1/sessions", json: "{}").json["id"] as? String)
+        try await Task.sleep(for: .seconds(3.5))
+        let live = try await station.get("/v1/sessions/\(id)").json
+        #expect(live["status"] as? String == "active", "the session ended at a wrap: \(live)")
+        #expect(try await station.post("/v1/sessions/\(id)/cancel").status == 200)
+        let ended = try await station.waitUntilEnded(id)
+        #expect(ended["status"] as? String == "cancelled")
+        let analysed = (ended["frames"] as? [String: Any])?["analysed"] as? Int ?? 0
+        #expect(analysed > 60, "frames analysed over three wraps: \(analysed)")
+        let path = station.dataDirectory + "/looped.mkv"
+        try await station.get("/v1/sessions/\(id)/video").body.write(to: URL(fileURLWithPath: path))
+        var decoded = 0
+        var lastPTS: Int64 = -1
+        var backwards = 0
+        _ = try FrameSource(.replay, input: path).run { frame in
+            decoded += 1
+            // (At a wrap one frame can share its predecessor's millisecond:
+            // the file's segment ends at its last frame's start.)
+            if frame.pts < lastPTS { backwards += 1 }
+            lastPTS = frame.pts
+        }
+        #expect(decoded > 90, "the recording holds \(decoded) frames of ~3.5 s")
+        #expect(backwards == 0, "timestamps went back \(backwards) times at the wraps")
+        #expect(!station.output.contains("the video source ended"))
     }
 
     /// The disk under the session files fills up (a 16 kB tmpfs in the
