@@ -4,7 +4,9 @@
 /// It shows the camera (MJPEG from `/v1/preview.mjpeg`), the tracked card
 /// quad drawn in SVG from the session's `frame` events, the current hint in
 /// large type (the session's language: the hint text comes from the events),
-/// alerts, the four steps, and the result with its stills. It polls for the
+/// alerts, the four steps, and the result with its stills. Every line is in
+/// the session's language (zh-HK, en, zh-CN); it fits a counter screen and,
+/// in one column, a phone (390 px). It polls for the
 /// active session and follows it over Server-Sent Events. A token given as
 /// `?access_token=` is passed on to every request.
 enum OperatorPage {
@@ -20,13 +22,25 @@ enum OperatorPage {
   * { box-sizing: border-box; }
   body { margin:0; font-family: "Noto Sans CJK TC","Noto Sans TC","PingFang HK","Microsoft JhengHei",system-ui,sans-serif;
          background:var(--bg); color:var(--ink); }
-  header { display:flex; align-items:center; gap:16px; padding:10px 20px; background:var(--panel); }
-  header h1 { font-size:20px; margin:0; font-weight:600; flex:1; }
-  header select, header button { font-size:16px; padding:6px 12px; border-radius:6px; border:1px solid #394654;
+  header { display:flex; flex-wrap:wrap; align-items:center; gap:10px 16px; padding:10px 20px; background:var(--panel); }
+  header h1 { font-size:20px; margin:0; font-weight:600; flex:1 1 260px; }
+  header .controls { display:flex; flex-wrap:wrap; align-items:center; gap:10px; }
+  header select, header button { flex:none; font-size:16px; padding:6px 12px; border-radius:6px; border:1px solid #394654;
          background:#24303b; color:var(--ink); }
+  /* Room for the whole option text beside the arrow (the last character was cut). */
+  header select { padding-right:32px; }
+  #cardType { min-width:12.5em; }
   header button.primary { background:#2563eb; border-color:#2563eb; }
   header button:disabled { opacity:.45; }
   main { display:grid; grid-template-columns: minmax(0,3fr) minmax(300px,2fr); gap:20px; padding:20px; }
+  /* A phone or a narrow window: one column, steps two by two. */
+  @media (max-width: 820px) {
+    main { grid-template-columns: minmax(0,1fr); padding:12px; gap:12px; }
+    header { padding:10px 12px; }
+    header h1 { font-size:18px; }
+    .hint { font-size:30px !important; }
+    ol.steps { grid-template-columns:repeat(2,1fr) !important; }
+  }
   .stage { position:relative; background:#000; border-radius:10px; overflow:hidden; aspect-ratio:16/9; }
   .stage img, .stage svg { position:absolute; inset:0; width:100%; height:100%; }
   .stage img { object-fit:fill; }
@@ -37,10 +51,14 @@ enum OperatorPage {
   .alert.on { display:block; }
   ol.steps { list-style:none; padding:0; margin:0 0 18px; display:grid; grid-template-columns:repeat(4,1fr); gap:8px; }
   ol.steps li { background:var(--panel); border-radius:8px; padding:10px 8px; text-align:center; font-size:15px; color:var(--dim);
-                border:2px solid transparent; }
+                border:2px solid transparent; word-break:keep-all; overflow-wrap:break-word; }
+  /* Each part of a label stays whole: "第一次翻轉" "向右" never split inside. */
+  ol.steps li .label span { display:inline-block; white-space:nowrap; margin:0 .15em; }
   ol.steps li b { display:block; font-size:24px; }
   ol.steps li.now { border-color:#2563eb; color:var(--ink); }
   ol.steps li.done { background:#14532d; color:var(--ink); }
+  /* Where an ended (cancelled, failed, interrupted) session stopped: reached, not grey. */
+  ol.steps li.stopped { border-color:var(--dim); color:var(--ink); }
   .result { display:none; background:var(--panel); border-radius:10px; padding:14px; }
   .result.on { display:block; }
   .result h2 { margin:0 0 10px; font-size:28px; }
@@ -48,27 +66,30 @@ enum OperatorPage {
   .result .stills { display:flex; gap:12px; align-items:flex-start; flex-wrap:wrap; }
   .result img { max-width:100%; border-radius:6px; background:#000; }
   .result img.card { width:62%; } .result img.head { width:30%; }
-  .meta { color:var(--dim); font-size:14px; margin-top:10px; word-break:break-all; }
+  .meta { color:var(--dim); font-size:14px; margin-top:10px; overflow-wrap:break-word; }
+  .id { word-break:break-all; }
   .status { color:var(--dim); font-size:15px; }
 </style>
 </head>
 <body>
 <header>
   <h1>HKID 身份證活體檢測 · Liveness station</h1>
-  <label class="status" for="cardType">Card</label>
+  <div class="controls">
+  <label class="status" for="cardType" id="cardLabel">證件</label>
   <select id="cardType"><option value="2018">2018 新智能身份證</option><option value="2003">2003 智能身份證</option></select>
   <select id="language"><option value="zh-HK">繁體中文</option><option value="en">English</option><option value="zh-CN">简体中文</option></select>
   <button id="start" class="primary">開始 Start</button>
   <button id="cancel" disabled>取消 Cancel</button>
+  </div>
 </header>
 <main>
   <section>
     <div class="stage" id="stage">
-      <div class="nocam" id="nocam">Camera starting…</div>
+      <div class="nocam" id="nocam">鏡頭啟動中…</div>
       <img id="preview" alt="">
       <svg id="overlay" viewBox="0 0 1280 720" preserveAspectRatio="none"><polygon id="quad" points=""></polygon></svg>
     </div>
-    <p class="status" id="status">Idle</p>
+    <p class="status" id="status">閒置</p>
   </section>
   <section>
     <p class="hint" id="hint">—</p>
@@ -95,24 +116,66 @@ const $ = (id) => document.getElementById(id);
 const text = {
   "zh-HK": { steps: ["正面對準", "第一次翻轉", "復位", "第二次翻轉"], rot2018: ["向右", "向左"], rot2003: ["向上", "向下"],
              ok: "檢測成功", fail: { 2: "光線過亮", 3: "證件遺失", 4: "超時" }, cancelled: "已取消", interrupted: "已中斷",
-             alerts: { FAR: "距離過遠", NEAR: "距離過近", OVERSPEED: "轉動速度過快" }, idle: "請按「開始」" },
+             alerts: { FAR: "距離過遠", NEAR: "距離過近", OVERSPEED: "轉動速度過快" }, idle: "請按「開始」",
+             session: "檢測", ended: "已結束", idleStatus: "閒置", camera: "鏡頭啟動中…", card: "證件",
+             reconnecting: "事件連線中斷，重新連線中…", frames: (a, d) => "已分析\u00a0" + a + "\u00a0幀，略過\u00a0" + d + "\u00a0幀",
+             statuses: { completed: "成功", failed: "失敗", cancelled: "已取消", interrupted: "已中斷", active: "進行中" },
+             reasons: { "cancelled by the operator": "操作員已取消", "the station shut down": "檢測站已關閉",
+                        "the video source ended": "影像來源已結束" } },
   "en": { steps: ["Face the camera", "First rotation", "Back to front", "Second rotation"], rot2018: ["right", "left"], rot2003: ["up", "down"],
           ok: "Verified", fail: { 2: "Too much glare", 3: "Card lost", 4: "Time is up" }, cancelled: "Cancelled", interrupted: "Interrupted",
-          alerts: { FAR: "Too far", NEAR: "Too close", OVERSPEED: "Too fast" }, idle: "Press Start" },
+          alerts: { FAR: "Too far", NEAR: "Too close", OVERSPEED: "Too fast" }, idle: "Press Start",
+          session: "Session", ended: "ended", idleStatus: "Idle", camera: "Camera starting…", card: "Card",
+          reconnecting: "Event stream interrupted; reconnecting…", frames: (a, d) => a + "\u00a0frames analysed, " + d + "\u00a0dropped",
+          statuses: { completed: "completed", failed: "failed", cancelled: "cancelled", interrupted: "interrupted", active: "active" },
+          reasons: {} },
   "zh-CN": { steps: ["正面对准", "第一次翻转", "复位", "第二次翻转"], rot2018: ["向右", "向左"], rot2003: ["向上", "向下"],
              ok: "检测成功", fail: { 2: "光线过亮", 3: "证件丢失", 4: "超时" }, cancelled: "已取消", interrupted: "已中断",
-             alerts: { FAR: "距离过远", NEAR: "距离过近", OVERSPEED: "转动速度过快" }, idle: "请按“开始”" },
+             alerts: { FAR: "距离过远", NEAR: "距离过近", OVERSPEED: "转动速度过快" }, idle: "请按“开始”",
+             session: "检测", ended: "已结束", idleStatus: "闲置", camera: "镜头启动中…", card: "证件",
+             reconnecting: "事件连接中断，重新连接中…", frames: (a, d) => "已分析\u00a0" + a + "\u00a0帧，略过\u00a0" + d + "\u00a0帧",
+             statuses: { completed: "成功", failed: "失败", cancelled: "已取消", interrupted: "已中断", active: "进行中" },
+             reasons: { "cancelled by the operator": "操作员已取消", "the station shut down": "检测站已关闭",
+                        "the video source ended": "影像来源已结束" } },
 };
 let current = null, source = null, lang = "zh-HK", cardType = "2018", step = 0, quadTimer = null;
 
 function words() { return text[lang] || text["zh-HK"]; }
+let stoppedAt = 0;
 function renderSteps() {
   const w = words(), rot = cardType === "2003" ? w.rot2003 : w.rot2018;
-  const labels = [w.steps[0], w.steps[1] + " " + rot[0], w.steps[2], w.steps[3] + " " + rot[1]];
+  const labels = [[w.steps[0]], [w.steps[1], rot[0]], [w.steps[2]], [w.steps[3], rot[1]]];
   document.querySelectorAll("#steps li").forEach((li, i) => {
-    li.querySelector(".label").textContent = labels[i];
-    li.className = i + 1 < step ? "done" : (i + 1 === step ? "now" : "");
+    const label = li.querySelector(".label");
+    label.textContent = "";
+    for (const part of labels[i]) { const span = document.createElement("span"); span.textContent = part; label.appendChild(span); }
+    const n = i + 1;
+    li.className = n < step ? "done" : (n === step ? (stoppedAt ? "stopped" : "now") : "");
   });
+}
+function localStatus() {
+  const w = words();
+  $("cardLabel").textContent = w.card;
+  $("nocam").textContent = w.camera;
+  if (!current && $("status").dataset.state !== "ended") $("status").textContent = w.idleStatus;
+}
+function sessionLine(s, ended) {
+  const w = words(), line = $("status");
+  line.textContent = "";
+  line.append(w.session + " ");
+  const id = document.createElement("span"); id.className = "id"; id.textContent = s.id; line.append(id);
+  line.append(ended ? " " + w.ended + "：" + (w.statuses[s.status] || s.status) : " · " + s.cardType + " · " + s.language);
+  line.dataset.state = ended ? "ended" : "following";
+}
+/* The step an ended session had reached, from what it left: ORTH issued
+   (or the first still) means step 2, RESET step 3, LEFTDOWN (the result
+   stills of a completed session) all. */
+function reachedStep(s) {
+  if (s.status === "completed") return 5;
+  const moments = (s.videoTimestamp || "").split("|");
+  if (moments[2] && moments[2] !== "0") return 3;
+  if ((moments[1] && moments[1] !== "0") || s.links.images["first-card"]) return 2;
+  return 1;
 }
 function setStep(n) { step = n; renderSteps(); }
 function showAlert(name) {
@@ -127,7 +190,8 @@ function drawQuad(card) {
   quadTimer = setTimeout(() => quad.setAttribute("points", ""), 600);
 }
 function resetView(session) {
-  lang = session.language; cardType = session.cardType; setStep(1); showAlert(null); drawQuad(null);
+  lang = session.language; cardType = session.cardType; stoppedAt = 0; setStep(1); showAlert(null); drawQuad(null);
+  localStatus();
   $("result").className = "result"; $("hint").textContent = "…";
 }
 function onEvent(e) {
@@ -161,23 +225,29 @@ function showResult(s) {
       stills.appendChild(img);
     }
   }
-  $("resultMeta").textContent = "Session " + s.id + " · " + (s.result ? "retCode " + s.result.retCode : s.status)
-    + " · " + s.frames.analysed + " frames analysed, " + s.frames.dropped + " dropped" + (s.reason ? " · " + s.reason : "");
+  const meta = $("resultMeta");
+  meta.textContent = w.session + " ";
+  const id = document.createElement("span"); id.className = "id"; id.textContent = s.id; meta.append(id);
+  meta.append(" · " + (s.result ? "retCode " + s.result.retCode : (w.statuses[s.status] || s.status))
+    + " · " + w.frames(s.frames.analysed, s.frames.dropped) + (s.reason ? " · " + (w.reasons[s.reason] || s.reason) : ""));
   r.className = "result on " + (ok ? "ok" : "fail");
   $("hint").textContent = ok ? (lang === "en" ? "Detection complete" : (lang === "zh-CN" ? "识别完成" : "識別完成")) : title;
-  if (ok) setStep(5);
+  // Keep the steps it reached (a page opened after the end starts at none).
+  const reached = Math.max(step, reachedStep(s));
+  stoppedAt = ok ? 0 : reached;
+  setStep(ok ? 5 : reached);
   showAlert(null); drawQuad(null);
 }
 function follow(session) {
   if (source) source.close();
   current = session.id; resetView(session);
   $("cancel").disabled = false; $("start").disabled = true;
-  $("status").textContent = "Session " + session.id + " · " + session.cardType + " · " + session.language;
+  sessionLine(session, false);
   source = new EventSource(withToken("/v1/sessions/" + session.id + "/events"));
   source.onmessage = (m) => { try { onEvent(JSON.parse(m.data)); } catch (err) { $("status").textContent = "bad event: " + err; } };
   source.addEventListener("end", () => { source.close(); source = null; finished(session.id); });
   source.onerror = () => {
-    $("status").textContent = "Event stream interrupted; reconnecting…";
+    $("status").textContent = words().reconnecting;
     if (source) { source.close(); source = null; }
     setTimeout(() => finished(session.id), 500);
   };
@@ -186,7 +256,8 @@ function finished(id) {
   api("/v1/sessions/" + id).then(s => {
     if (s.status === "active") { follow(s); return; }
     current = null; $("cancel").disabled = true; $("start").disabled = false;
-    $("status").textContent = "Session " + s.id + " ended: " + s.status;
+    lang = s.language; cardType = s.cardType;
+    sessionLine(s, true);
     showResult(s);
   }).catch(() => {});
 }
@@ -215,10 +286,11 @@ $("start").onclick = () => {
 $("cancel").onclick = () => { if (current) api("/v1/sessions/" + current + "/cancel", { method: "POST" }).catch(() => {}); };
 $("preview").onerror = () => setTimeout(() => { $("preview").src = withToken("/v1/preview.mjpeg?r=" + Date.now()); }, 1000);
 $("preview").src = withToken("/v1/preview.mjpeg");
-lang = $("language").value; $("hint").textContent = words().idle; renderSteps();
+lang = $("language").value; $("hint").textContent = words().idle; renderSteps(); localStatus();
+$("language").onchange = () => { if (!current) { lang = $("language").value; $("hint").textContent = words().idle; renderSteps(); localStatus(); } };
 api("/v1/sessions?limit=1").then(page => { if (page.sessions.length) { const s = page.sessions[0];
   if (s.status === "active") follow(s);
-  else { lang = s.language; cardType = s.cardType; $("status").textContent = "Session " + s.id + " ended: " + s.status; showResult(s); } } }).catch(() => {});
+  else { lang = s.language; cardType = s.cardType; localStatus(); sessionLine(s, true); showResult(s); } } }).catch(() => {});
 health(); setInterval(health, 5000); setInterval(poll, 1000); poll();
 </script>
 </body>

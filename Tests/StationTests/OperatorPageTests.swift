@@ -13,9 +13,9 @@ import Testing
 
     /// Loads the page, lets its scripts run for `milliseconds` of real time,
     /// and returns the DOM; also writes a screenshot.
-    static func render(_ url: String, screenshot: String, milliseconds: Int = 3000) throws -> String {
+    static func render(_ url: String, screenshot: String, milliseconds: Int = 3000, size: String = "1280,900") throws -> String {
         let browser = try #require(chromium, "chromium is not installed: `scripts/install-deps.sh browser` (make test does it)")
-        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1280,900",
+        let flags = ["--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=\(size)",
                      // Real time, not --virtual-time-budget: virtual time
                      // stands still while the event stream is open, which
                      // would hold the dump until the session ends.
@@ -38,13 +38,25 @@ import Testing
         return String(decoding: data, as: UTF8.self)
     }
 
-    /// The text content of the element with this id, from a DOM dump.
+    /// The text content of the element with this id, from a DOM dump: up to
+    /// the close of its own tag, with inner tags (the id's span) dropped.
     static func element(_ id: String, in dom: String) -> String? {
         guard let start = dom.range(of: "id=\"\(id)\"") else { return nil }
+        let tagStart = dom[..<start.lowerBound].lastIndex(of: "<").map { dom.index(after: $0) } ?? start.lowerBound
+        let tag = dom[tagStart...].prefix { $0.isLetter || $0.isNumber }
         guard let open = dom[start.upperBound...].firstIndex(of: ">") else { return nil }
         let rest = dom[dom.index(after: open)...]
-        guard let close = rest.range(of: "</") else { return nil }
-        return String(rest[..<close.lowerBound])
+        guard let close = rest.range(of: "</\(tag)>") else { return nil }
+        return String(rest[..<close.lowerBound]).replacingOccurrences(of: "<[^>]*>", with: "", options: .regularExpression)
+            .replacingOccurrences(of: "&nbsp;", with: "\u{a0}")
+    }
+
+    /// The class attribute of the step `n` list item.
+    static func stepClass(_ n: Int, in dom: String) -> String? {
+        guard let range = dom.range(of: #"<li data-step="\#(n)"( class="[a-z]*")?"#, options: .regularExpression) else { return nil }
+        let text = dom[range]
+        guard let classStart = text.range(of: #"class=""#) else { return "" }
+        return String(text[classStart.upperBound...].dropLast())
     }
 
     @Test func pageFollowsTheSessionAndShowsTheResult() async throws {
@@ -79,7 +91,7 @@ import Testing
             during = try Self.render(page, screenshot: folder + "/during.png", milliseconds: window)
             if Self.element("hint", in: during) == rotateRight { break }
         }
-        #expect(Self.element("status", in: during) == "Session \(id) · 2018 · zh-HK", "the page is not following the session")
+        #expect(Self.element("status", in: during) == "檢測 \(id) · 2018 · zh-HK", "the page is not following the session")
         #expect(Self.element("hint", in: during) == rotateRight, "hint during the session: \(Self.element("hint", in: during) ?? "none")")
         let quad = during.range(of: #"id="quad" points="[0-9]"#, options: .regularExpression)
         #expect(quad != nil, "no tracked quad drawn over the preview")
@@ -96,6 +108,48 @@ import Testing
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 20_000, "\(name) is not a real screenshot")
         }
         print("operator page screenshots: \(folder)/during.png, \(folder)/after.png")
+    }
+
+    /// A zh-HK session cancelled after its first still, looked at on a
+    /// counter screen and a phone: the status lines speak the page's
+    /// language, the steps it reached stay marked (before: all grey), the
+    /// step labels and the frame count never break inside a word. The
+    /// screenshots are for people to look at (their paths are printed).
+    @Test func aCancelledSessionKeepsItsStepsInThePagesLanguage() async throws {
+        let station = StationProcess(arguments: ["--source", "file", "--file", StationProcess.sample("still-card-2018.mp4"),
+                                                 "--restart-file-on-session"])
+        try station.start()
+        defer { station.stop() }
+        let id = try #require(try await station.post("/v1/sessions", json: #"{"cardType":"2018","language":"zh-HK"}"#)
+            .json["id"] as? String)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let moments = (try await station.get("/v1/sessions/\(id)").json["videoTimestamp"] as? String ?? "").split(separator: "|")
+            if moments.count == 4 && moments[1] != "0" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try await station.post("/v1/sessions/\(id)/cancel").status == 200)
+        _ = try await station.waitUntilEnded(id)
+
+        let folder = StationProcess.temporaryDirectory()
+        for (size, name) in [("1280,900", "cancelled-1280x900.png"), ("390,844", "cancelled-390x844.png")] {
+            let dom = try Self.render("http://127.0.0.1:\(station.port)/", screenshot: folder + "/" + name, size: size)
+            #expect(Self.element("status", in: dom) == "檢測 \(id) 已結束：已取消", "\(size)")
+            #expect(Self.element("cardLabel", in: dom) == "證件")
+            let meta = Self.element("resultMeta", in: dom) ?? ""
+            #expect(meta == "檢測 \(id) · 已取消 · " + meta.split(separator: "·")[2].trimmingCharacters(in: .whitespaces)
+                    + " · 操作員已取消", "\(meta)")
+            #expect(meta.range(of: #"已分析\s\d+\s幀，略過\s\d+\s幀"#, options: .regularExpression) != nil, "\(meta)")
+            #expect(Self.stepClass(1, in: dom) == "done", "\(size): step 1 was passed")
+            #expect(Self.stepClass(2, in: dom) == "stopped", "\(size): the session stopped at step 2")
+            #expect(Self.stepClass(3, in: dom) == "")
+            // Each part of a label is its own unbreakable span.
+            #expect(dom.contains(#"<span>第一次翻轉</span><span>向右</span>"#))
+            #expect(dom.contains(#"<span class="id">\#(id)</span>"#), "only the id may break anywhere")
+            let png = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+            #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 20_000, "\(name) is not a real screenshot")
+        }
+        print("operator page screenshots: \(folder)/cancelled-1280x900.png, \(folder)/cancelled-390x844.png")
     }
 }
 
