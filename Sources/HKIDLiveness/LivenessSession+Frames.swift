@@ -20,6 +20,14 @@ extension LivenessSession {
                                planes: planes, strides: strides, pts: pts))
     }
 
+    /// `addFrame` for a live driver (HKIDPipeline's `LiveDriver`): analysed
+    /// now, on the calling thread, but a result's stills are left to the
+    /// delivery queue, so the next frame does not wait for their JPEGs.
+    package func addLiveFrame(_ frame: FrameView) throws(LivenessError) {
+        try frame.validate()
+        _ = try analyse(frame, counted: true)
+    }
+
     /// For live sources: copies the frame and returns at once. Analysis runs
     /// on the session's analysis queue; when it is still busy, a newer frame
     /// replaces the waiting one, which counts as dropped.

@@ -1,8 +1,8 @@
 // LatencyBench.swift — `hkid-bench latency`: live latency from a frame
 // leaving the appsink to its event reaching an observer.
 //
-// The session runs as `hkid-liveness run` runs it: frames offered with
-// `offerFrame` (copied, analysed on the session's queue, the newest one kept
+// The session runs as `hkid-liveness run` runs it: frames offered to a
+// `LiveDriver` (not copied, analysed on its own thread, the newest one kept
 // when busy), with `emitsFrameTrace` so that every analysed frame produces a
 // `.frame` event. Arrival is stamped in FrameSource.run's body, which is
 // called right after the pull; delivery in an `onEvent` handler; the two are
@@ -49,7 +49,7 @@ struct LatencyBench: ParsableCommand {
         print("""
 
             pulled: frames out of the appsink; analysed: frames the session analysed; dropped: frames \
-            offerFrame replaced while the analysis was busy; gaps: frames missing upstream (pts jumps of \
+            the live driver replaced while the analysis was busy; gaps: frames missing upstream (pts jumps of \
             more than 1.5 frame durations: the leaky queue dropped them before the appsink); results: \
             from the deciding frame's pull to the result, stills encoded, reaching the observer. \
             Target p99 <= 10 ms.
@@ -90,7 +90,10 @@ struct LatencyBench: ParsableCommand {
             default: break
             }
         }
+        let driver = LiveDriver(session: session)
+        let analysis = Thread { driver.run() }
         session.startDetect()
+        analysis.start()
         var result = Result()
         var firstPTS: Int64?, lastPTS: Int64?
         let started = ContinuousClock.now
@@ -105,13 +108,13 @@ struct LatencyBench: ParsableCommand {
             lastPTS = frame.pts
             result.pulled += 1
             result.size = "\(frame.width)x\(frame.height)"
-            guard let view = FrameView(frame) else { return }
-            try session.offerFrame(view)
+            driver.offer(frame)
             if let seconds, Bench.seconds(ContinuousClock.now - started) > seconds { stop.stop() }
         }
+        driver.finish()
         session.waitUntilIdle()
         session.removeHandler(token)
-        let counters = session.counters
+        let counters = driver.counters
         session.close()
         result.analysed = counters.analysed
         result.dropped = counters.dropped

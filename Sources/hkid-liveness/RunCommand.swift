@@ -59,22 +59,24 @@ struct RunCommand: ParsableCommand {
             printer.print(event, imagePaths: paths)
         }
         InterruptHandler.install { stop.stop() }
+        // Frames go from the pull loop to an analysis thread through the
+        // driver's one-frame mailbox, uncopied; the newest waits, older ones drop.
+        let driver = LiveDriver(session: liveness)
+        let analysis = Thread { driver.run() }
+        analysis.name = "hkid.run.analysis"
         liveness.startDetect()
+        analysis.start()
         var failure: Error?
         do {
-            try frameSource.run { frame in
-                guard let view = FrameView(frame) else { return }
-                try liveness.offerFrame(view)
-            }
+            try frameSource.run { frame in driver.offer(frame) }
         } catch {
             failure = error
         }
-        let semaphore = DispatchSemaphore(value: 0)
-        Task { await liveness.flush(); semaphore.signal() }
-        semaphore.wait()
+        driver.finish()
+        liveness.waitUntilIdle()
         liveness.removeHandler(token)
         let elapsed = (ContinuousClock.now - started).components
-        printer.printEnd(counters: liveness.counters, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        printer.printEnd(counters: driver.counters, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
         liveness.close()
         if let failure {
             Output.error("hkid-liveness: \(failure)")
