@@ -539,7 +539,7 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
             stepped += step[k] >= 0.5;
         }
         if (margins < visible - 1 || stepped < visible - 1) return;
-        if (inner_print(gx, gy, q) < 0.03) return;
+        if (inner_print(gx, gy, q) < 0.06) return;
         if (unlike_surroundings(small, small_chroma, q) < 0.35) return;
         // A side counts where it has both an edge and a step across it: a
         // quad that borrowed one side from the background (the next row of
