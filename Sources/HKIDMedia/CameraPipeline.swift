@@ -192,12 +192,15 @@ public final class CameraPipeline {
                 if settings.loops && !looping {
                     // The pipeline does not preroll (it reports NO_PREROLL),
                     // so the segment seek that makes the file loop is sent
-                    // once it plays: at its first frame, before that frame
-                    // is handed on (and so before a recording can start).
+                    // once it plays: at its first frame.
+                    // This frame came before the flush: dropped, so the
+                    // first frame handed on (and any recording) comes after it.
                     looping = true
                     seekToStart(flushing: true)
+                    gst_sample_unref(sample)
+                } else if let frame = VideoFrame(adopting: sample) {
+                    onFrame(frame)
                 }
-                if let frame = VideoFrame(adopting: sample) { onFrame(frame) }
             }
             if let sample = gst_app_sink_try_pull_sample(previewSink, 0) {
                 let size = Int(hk_sample_size(sample))
@@ -215,7 +218,8 @@ public final class CameraPipeline {
 
     private var inputName: String { settings.source.input ?? "camera" }
 
-    /// A segment seek to the start: flushing once at the first frame, then
+    /// A segment seek to the start: flushing once at the first frame (a
+    /// non-flushing one there can wait on the streaming thread), then
     /// non-flushing at each SEGMENT_DONE, so running time (and the
     /// recording's timestamps) keep going across the wrap.
     private func seekToStart(flushing: Bool) {

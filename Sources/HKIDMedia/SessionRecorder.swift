@@ -25,11 +25,13 @@ final class SessionRecorder {
     /// frames back (lookahead), so what is in the file is what was seen.
     /// The file sink is unbuffered: with stdio's buffer a still scene (tiny
     /// P-frames) kept seconds of video in the process, lost to a `kill -9`.
+    /// It is not async: a sink added to a running pipeline must not wait to
+    /// preroll (the usual rule for a branch added at run time).
     static func description(bitrate: Int, keyframeInterval: Int) -> String {
         "queue name=recqueue max-size-buffers=0 max-size-bytes=0 max-size-time=5000000000 "
             + "! videoconvert ! video/x-raw,format=I420 "
             + "! x264enc tune=zerolatency speed-preset=veryfast bitrate=\(bitrate) key-int-max=\(keyframeInterval) "
-            + "! h264parse ! matroskamux name=mux offset-to-zero=true ! filesink name=file sync=false buffer-mode=unbuffered"
+            + "! h264parse ! matroskamux name=mux offset-to-zero=true ! filesink name=file sync=false async=false buffer-mode=unbuffered"
     }
 
     init(pipeline: UnsafeMutablePointer<GstElement>, tee: UnsafeMutablePointer<GstElement>, path: String,

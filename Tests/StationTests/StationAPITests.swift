@@ -36,7 +36,13 @@ import Testing
         // A finished-only resource of an active session.
         expectStatus(try await station.get("/v1/sessions/\(id)/bundle"), 409, "GET", "/v1/sessions/\(id)/bundle")
 
-        try await Task.sleep(for: .seconds(1.5))
+        // Until the live counters show analysis going (not a fixed sleep:
+        // a loaded machine analyses fewer frames in the same wall time).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline,
+              (try await station.get("/v1/sessions/\(id)").json["frames"] as? [String: Any])?["analysed"] as? Int ?? 0 <= 20 {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let cancelled = expectStatus(try await station.post("/v1/sessions/\(id)/cancel"), 200, "POST", "/v1/sessions/\(id)/cancel")
         #expect(cancelled.json["status"] as? String == "cancelled")
         expectStatus(try await station.post("/v1/sessions/\(id)/cancel"), 409, "POST", "/v1/sessions/\(id)/cancel")

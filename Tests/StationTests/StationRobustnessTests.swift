@@ -225,7 +225,10 @@ import Testing
         try? FileManager.default.removeItem(at: downloaded)
         #expect(length == 300 * 1024 * 1024)
         let after = try Self.peakMemoryKB(of: station)
-        #expect(after - before < 64 * 1024, "peak memory rose by \((after - before) / 1024) MB serving a 300 MB file")
+        // Read whole, the peak rises by the file's 300 MB; streamed, by a few
+        // MB with curl (measured), more while a slow client lets NIO queue
+        // chunks on a loaded machine (up to 93 MB seen): half the file is the bar.
+        #expect(after - before < 150 * 1024, "peak memory rose by \((after - before) / 1024) MB serving a 300 MB file")
     }
 
     static func sqlite(_ database: String, _ statement: String) throws {
