@@ -89,22 +89,28 @@ double inner_print(const cv::Mat &gx, const cv::Mat &gy, const Quad &q) {
 bool even_margin(const cv::Mat &small, const Quad &q, int side) {
     constexpr int kSamples = 16;
     const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
-    const cv::Point2f a = q[side] + (centre - q[side]) * 0.08f;
-    const cv::Point2f b = q[(side + 1) % 4] + (centre - q[(side + 1) % 4]) * 0.08f;
-    std::array<int, kSamples> v;
-    int n = 0;
-    for (int i = 0; i < kSamples; ++i) {
-        const cv::Point2f p = a + (b - a) * (0.1f + 0.8f * (i + 0.5f) / kSamples);
-        const int x = cvRound(p.x), y = cvRound(p.y);
-        if (x < 0 || y < 0 || x >= small.cols || y >= small.rows) continue;
-        v[n++] = small.at<uint8_t>(y, x);
+    // Two depths (4 % and 8 % of the way in): a card may have a border line
+    // printed a couple of millimetres inside its edge, which one strip runs
+    // along or across; the card's own margin is even at the other.
+    for (float depth : {0.08f, 0.04f}) {
+        const cv::Point2f a = q[side] + (centre - q[side]) * depth;
+        const cv::Point2f b = q[(side + 1) % 4] + (centre - q[(side + 1) % 4]) * depth;
+        std::array<int, kSamples> v;
+        int n = 0;
+        for (int i = 0; i < kSamples; ++i) {
+            const cv::Point2f p = a + (b - a) * (0.1f + 0.8f * (i + 0.5f) / kSamples);
+            const int x = cvRound(p.x), y = cvRound(p.y);
+            if (x < 0 || y < 0 || x >= small.cols || y >= small.rows) continue;
+            v[n++] = small.at<uint8_t>(y, x);
+        }
+        if (n < kSamples / 2) continue;
+        std::nth_element(v.begin(), v.begin() + n / 2, v.begin() + n);
+        const int median = v[n / 2];
+        int close = 0;
+        for (int i = 0; i < n; ++i) close += std::abs(v[i] - median) <= 24;
+        if (close >= 0.7 * n) return true;
     }
-    if (n < kSamples / 2) return false;
-    std::nth_element(v.begin(), v.begin() + n / 2, v.begin() + n);
-    const int median = v[n / 2];
-    int close = 0;
-    for (int i = 0; i < n; ++i) close += std::abs(v[i] - median) <= 24;
-    return close >= 0.7 * n;
+    return false;
 }
 
 // Fraction of places along one side where what lies just inside differs
