@@ -80,7 +80,7 @@ let package = Package(
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
         ]),
         .target(name: "HKIDStation", dependencies: [
-            "HKIDLiveness", "HKIDMedia", "HKIDSignature",
+            "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDSignature",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "GRDB", package: "GRDB.swift"),
