@@ -20,6 +20,7 @@ Tracker::Tracker(const cv_config &config)
 
 void Tracker::lose() {
     tracking_ = false;
+    recheck_every_ = kRecheckFrames;
     has_prev_quad_ = false;
     has_pose_ = false;
     yaw_f_.reset();
@@ -109,7 +110,7 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
             found = search(luma, roi, focal);
         }
     }
-    if (found && ++since_recheck_ >= kRecheckFrames) {
+    if (found && ++since_recheck_ >= recheck_every_) {
         // Edge tracking follows whatever edges it was given: if it started
         // on (or slid onto) a box printed on the card, nothing pulls it
         // back. Now and then the neighbourhood is searched afresh, and a
@@ -122,8 +123,17 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
         // thumb covers a side for a moment, the tracked card ranks lower
         // than the boxes printed on it, and those must not take over.
         if (auto d = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, &found->quad);
-            d && !d->incumbent && encloses(d->quad, found->quad, 0.02f * float(mean_width(found->quad))))
-            if (auto better = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) found = better;
+            d && !d->incumbent && encloses(d->quad, found->quad, 0.02f * float(mean_width(found->quad)))) {
+            if (auto better = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) {
+                found = better;
+                recheck_every_ = kRecheckFrames;
+            }
+        } else {
+            // Confirmed: each confirmation halves how often this card is
+            // re-checked (15, 30, 60, up to 120 frames), since the search
+            // costs as much as twenty tracked frames.
+            recheck_every_ = std::min(2 * recheck_every_, 8 * kRecheckFrames);
+        }
     }
     if (!found && (misses_ < kMissesBeforeSparseSearch || misses_ % kSparseSearchEvery == 0)) {
         // The whole frame costs tens of times a tracked frame. While no card

@@ -40,6 +40,7 @@ private:
     Quad quad_{}, prev_quad_{};
     bool has_prev_quad_ = false;
     static constexpr int kRecheckFrames = 15;
+    int recheck_every_ = kRecheckFrames;
     static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 4;
     int misses_ = 0;  // frames since the card was last found
     // Where the card was last found, and when (kept across a loss).
