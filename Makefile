@@ -38,10 +38,10 @@ test: deps
 	$(MAKE) --no-print-directory downstream-check
 
 # The in-process suites only (the session, the vision shim, the media
-# pipelines): no daemon, browser or CLI binary; a minute or two once built.
+# pipelines, the live driver): no daemon, browser or CLI binary; a minute or two once built.
 test-unit: deps
 	SWIFT=$(SWIFT) scripts/swift-test.sh --no-parallel \
-	  --filter '^(HKIDLivenessTests|CardVisionTests|HKIDMediaTests)\.'
+	  --filter '^(HKIDLivenessTests|CardVisionTests|HKIDMediaTests|HKIDPipelineTests)\.'
 
 # The independent development set (../shared/eval-dev, issue 12) scored by
 # its own scorer: the table and summary line; exit 1 when a video listed in

@@ -7,7 +7,7 @@
 //   CCardRender             synthetic scenes with exact ground truth, and overlays (tests, samples, --annotate)
 //   HKIDLiveness            the session that decides (state machine, observers, timers)
 //   HKIDMedia               the GStreamer code that moves frames in and out
-//   HKIDPipeline            where recorded frames meet a session (replay driver), for the CLI and the bench
+//   HKIDPipeline            where frames meet a session (replay and live drivers), for the CLI, station and bench
 //   HKIDRegression          expectations of recorded sessions, accuracy against ground truth
 //   HKIDSignature           signed session manifests (SPEC section 8)
 //   HKIDStation             the recording-station daemon's library
@@ -66,7 +66,7 @@ let package = Package(
             "CGStreamer",
             .product(name: "Logging", package: "swift-log"),
         ]),
-        // Where recorded frames meet the session: the CLI's replay and the bench.
+        // Where frames meet the session: shared by the CLI, the station and the bench.
         .target(name: "HKIDPipeline", dependencies: ["HKIDLiveness", "HKIDMedia"]),
         .executableTarget(name: "hkid-liveness", dependencies: [
             "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDRegression", "CCardRender", "HKIDSignature",
@@ -114,6 +114,7 @@ let package = Package(
         .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender", "HKIDRegression"]),
         .testTarget(name: "HKIDLivenessTests", dependencies: ["HKIDLiveness"]),
         .testTarget(name: "HKIDMediaTests", dependencies: ["HKIDMedia"]),
+        .testTarget(name: "HKIDPipelineTests", dependencies: ["HKIDPipeline", "HKIDLiveness", "HKIDMedia"]),
         .testTarget(name: "CLITests", dependencies: []),
     ],
     cxxLanguageStandard: .cxx17

@@ -4,8 +4,8 @@ import Logging
 extension LivenessSession {
     /// Analyses one frame now, on the calling thread (the SDK's
     /// `addDetectBufferData`). The frame's memory is only read during the call.
-    /// Use this for replay, where every frame must count; use `offerFrame`
-    /// for live sources.
+    /// Use this for replay, where every frame must count; live sources go
+    /// through HKIDPipeline's `LiveDriver` (newest frame, older ones dropped).
     @discardableResult
     public func addFrame(_ frame: FrameView) throws(LivenessError) -> FrameAnalysis {
         try frame.validate()
@@ -28,50 +28,8 @@ extension LivenessSession {
         _ = try analyse(frame, counted: true)
     }
 
-    /// For live sources: copies the frame and returns at once. Analysis runs
-    /// on the session's analysis queue; when it is still busy, a newer frame
-    /// replaces the waiting one, which counts as dropped.
-    public func offerFrame(_ frame: FrameView) throws(LivenessError) {
-        let copy = try OwnedFrame(copying: frame)
-        let startDrain = try offers.withLock { offers throws(LivenessError) -> Bool in
-            guard !offers.closed else { throw .closed }
-            offers.offered += 1
-            if offers.pending != nil { offers.dropped += 1 }
-            offers.pending = copy
-            guard !offers.draining else { return false }
-            offers.draining = true
-            return true
-        }
-        if startDrain {
-            analysisQueue.async { self.drainOffers() }
-        }
-    }
-
-    private func drainOffers() {
-        while let frame = offers.withLock({ offers -> OwnedFrame? in
-            guard let frame = offers.pending else {
-                offers.draining = false
-                return nil
-            }
-            offers.pending = nil
-            return frame
-        }) {
-            do {
-                try frame.withView { view throws(LivenessError) in
-                    _ = try analyse(view, counted: false)
-                }
-            } catch {
-                logger.warning("offered frame not analysed", metadata: ["error": "\(error)"])
-            }
-        }
-    }
-
-    /// Waits until every offered frame has been analysed and every event
-    /// so far has been delivered.
+    /// Waits until every event so far has been delivered.
     public func flush() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            analysisQueue.async { done.resume() }
-        }
         await dispatcher.flush()
     }
 
@@ -79,8 +37,6 @@ extension LivenessSession {
     /// Must not be called from an observer or handler: that traps instead of
     /// deadlocking.
     public func waitUntilIdle() {
-        dispatchPrecondition(condition: .notOnQueue(analysisQueue))
-        analysisQueue.sync {}
         dispatcher.waitUntilDelivered()
     }
 

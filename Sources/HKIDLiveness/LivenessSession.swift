@@ -10,8 +10,8 @@ import Synchronization
 /// sessions as it has cameras. A final class rather than an actor because
 /// frames arrive synchronously on a GStreamer streaming thread with buffers
 /// that are only valid during the call; an actor would force a copy and an
-/// async hop per frame. Instead the session is `Sendable` through two locks
-/// (analysis state, pending offered frame) and a serial delivery queue; see
+/// async hop per frame. Instead the session is `Sendable` through its
+/// analysis lock and a serial delivery queue; see
 /// docs/session.md for the full concurrency model.
 public final class LivenessSession: Sendable {
     /// This library's version (the SDK's `getVersion`).
@@ -22,9 +22,7 @@ public final class LivenessSession: Sendable {
 
     let logger: Logger
     let state: Mutex<SessionState>
-    let offers = Mutex(OfferState())
     let dispatcher: EventDispatcher
-    let analysisQueue: DispatchQueue
 
     public convenience init(configuration: LivenessConfiguration = LivenessConfiguration(),
                             logger: Logger = Logger(label: "hkid.liveness")) {
@@ -39,7 +37,6 @@ public final class LivenessSession: Sendable {
                                    machine: LivenessStateMachine(configuration: configuration),
                                    standInStills: stills))
         dispatcher = EventDispatcher(label: "hkid.liveness.delivery")
-        analysisQueue = DispatchQueue(label: "hkid.liveness.analysis")
         if let seconds = configuration.watchdogSeconds {
             startWatchdog(after: seconds)
         }
@@ -62,11 +59,7 @@ public final class LivenessSession: Sendable {
 
     /// Frames received, analysed and dropped so far: the `end` line's counters.
     public var counters: FrameCounters {
-        var counters = state.withLock { $0.counters }
-        let (offered, dropped) = offers.withLock { ($0.offered, $0.dropped) }
-        counters.received += offered
-        counters.dropped += dropped
-        return counters
+        state.withLock { $0.counters }
     }
 
     /// The evidence collected by the current (or last) attempt.
@@ -112,10 +105,6 @@ public final class LivenessSession: Sendable {
             state.standInStills = nil
             state.watchdog?.cancel()
             state.watchdog = nil
-        }
-        offers.withLock { offers in
-            offers.closed = true
-            offers.pending = nil
         }
         dispatcher.finish()
     }
@@ -232,18 +221,6 @@ struct SessionState {
         if lastTime.map({ t > $0 }) ?? true { lastTime = t }
         return t
     }
-}
-
-/// The one-frame mailbox behind `offerFrame`: a newer frame replaces an older
-/// one that analysis has not started on (the SDK sample's "last frame not
-/// finished" guard, but keeping the newest frame rather than the oldest).
-struct OfferState {
-    var pending: OwnedFrame?
-    /// A drain job is queued or running on the analysis queue.
-    var draining = false
-    var offered = 0
-    var dropped = 0
-    var closed = false
 }
 
 extension LivenessSession {

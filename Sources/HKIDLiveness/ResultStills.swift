@@ -4,7 +4,7 @@ import Logging
 import Synchronization
 
 /// The stills a result carries, encoded once by whoever needs them first:
-/// the delivery queue for frames offered by a live source, so the frame that
+/// the delivery queue for live frames (`addLiveFrame`), so the frame that
 /// decided the result is not held up by ~8 ms of warp, face search and JPEG;
 /// the caller of `addFrame`, which returns the result with its images.
 final class ResultStills: Sendable {

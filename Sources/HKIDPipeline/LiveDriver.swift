@@ -91,11 +91,12 @@ public final class LiveDriver: Sendable {
     }
 
     /// No more frames: the waiting one (if any) is analysed, then `run`
-    /// returns. Waits for that when `run` has been started.
+    /// returns; waits for that. `run` must have been, or be about to be,
+    /// started on another thread.
     public func finish() { end(.finish) }
 
     /// No more frames: the waiting one is dropped, the one in analysis
-    /// finishes, then `run` returns. Waits for that when `run` has been started.
+    /// finishes, then `run` returns; waits for that, as `finish` does.
     public func stop() { end(.stop) }
 
     private func end(_ ending: Ending) {
@@ -105,7 +106,7 @@ public final class LiveDriver: Sendable {
         }
         guard first else { return }
         wake.signal()
-        if running.load(ordering: .relaxed) { finished.wait() }
+        finished.wait()
     }
 
     private func analyse(_ frame: VideoFrame) {

@@ -84,25 +84,6 @@ struct FrameInputTests {
         }
     }
 
-    @Test func offeredFramesAreAnalysedOrDropped() async throws {
-        let session = Self.liveSession()
-        session.startDetect()
-        let (width, height) = (320, 240)
-        let pixels = [UInt8](repeating: 40, count: width * height)
-        for index in 0..<40 {
-            try pixels.withUnsafeBufferPointer { buffer in
-                try session.offerFrame(FrameView(format: .gray8, width: width, height: height,
-                                                 planes: [buffer.baseAddress!], strides: [width],
-                                                 pts: Int64(index) * 33_333_333))
-            }
-        }
-        await session.flush()
-        let counters = session.counters
-        #expect(counters.received == 40)
-        #expect(counters.analysed + counters.dropped == 40)
-        #expect(counters.analysed >= 1)
-    }
-
     @Test func watchdogFiresOvertimeWhenFramesStop() async {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
