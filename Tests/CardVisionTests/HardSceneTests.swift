@@ -1,12 +1,14 @@
 // HardSceneTests.swift — issue 12: what a card detector must do on scenes
 // like video from other renderers, one failure pattern per test.
 //
-// EXPECTED TO FAIL ON THE DETECTOR OF ISSUE 12'S START (CCardVision 1.2.0).
-// They assert what a correct detector does, not what today's does; do not
-// loosen them to make them pass. Until the new detector passes them they run
-// only when HKID_HARD_SCENES=1, so `make test` stays a regression gate for
-// everyone else; enable them by default (drop the `.enabled(if:)` trait)
-// when they pass:
+// Written to fail on the detector of issue 12's start (CCardVision 1.2.0):
+// they assert what a correct detector does, not what today's does; do not
+// loosen them to make them pass. The far card, the cut-off card and the
+// photograph backgrounds pass with the detector of docs/detector.md and run
+// in `make test`; the patterns still open (thumb and palm on a light desk,
+// bold inner frames, glare on limited range, a photographic card face) run
+// only when HKID_HARD_SCENES=1 (the `stillOpen` trait); drop the trait from
+// a test when it passes:
 //   HKID_HARD_SCENES=1 swift test --filter HardSceneTests
 //
 // Every scene uses the renderer's harder options: photographs from
@@ -59,7 +61,10 @@ func measureHeld(_ scenes: Scenes, _ scene: cr_scene, cardType: cv_card_type = C
 
 private let hardScenesEnabled = ProcessInfo.processInfo.environment["HKID_HARD_SCENES"] == "1"
 
-@Suite(.enabled(if: hardScenesEnabled, "issue 12: fails on today's detector; run with HKID_HARD_SCENES=1"))
+/// Failing patterns still open: run with HKID_HARD_SCENES=1.
+private let stillOpen = ConditionTrait.enabled(if: hardScenesEnabled, "issue 12: still fails; run with HKID_HARD_SCENES=1")
+
+@Suite
 struct HardSceneTests {
     static let edges: [cr_edge] = [CR_EDGE_TOP, CR_EDGE_RIGHT, CR_EDGE_BOTTOM, CR_EDGE_LEFT]
 
@@ -71,7 +76,7 @@ struct HardSceneTests {
     /// the fingers behind it showing past the same edge: the card's outline
     /// merges with the hand's, and the card must still be found exactly.
     /// Control: the same desk without the hand, IoU 0.991.
-    @Test(arguments: edges)
+    @Test(stillOpen, arguments: edges)
     func thumbOverEdgeOnLightDesk(edge: cr_edge) {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "rocket")
@@ -94,7 +99,7 @@ struct HardSceneTests {
     /// thumb over part of the bottom edge, front-on and at an angle: the
     /// enclosing card must win over the printed boxes inside it.
     /// Control (yaw 22, no inner frames): IoU 0.999.
-    @Test(arguments: [(0.0, 0.0), (22.0, 0.0), (0.0, -18.0)])
+    @Test(stillOpen, arguments: [(0.0, 0.0), (22.0, 0.0), (0.0, -18.0)])
     func innerPortraitFrameIsNotTheCard(yaw: Double, pitch: Double) {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "gravel")
@@ -165,7 +170,7 @@ struct HardSceneTests {
     /// cv_image.range = CV_RANGE_LIMITED (Frame.range, from the scene), as
     /// the stream's caps say for such video.
     /// Control: the same limited-range scene without glare, IoU 0.998.
-    @Test(arguments: [(0.5, 0.5, 22.0), (0.35, 0.45, 14.0)])
+    @Test(stillOpen, arguments: [(0.5, 0.5, 22.0), (0.35, 0.45, 14.0)])
     func glareMeasuredOnLimitedRange(u: Double, v: Double, radius: Double) {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "rocket")
@@ -204,7 +209,7 @@ struct HardSceneTests {
     /// A card whose face is printed over a photograph (a photographic card
     /// design), over gravel, at 640x480. Control: the drawn face in the
     /// same scene, IoU 0.997.
-    @Test func photographicCardFace() {
+    @Test(stillOpen) func photographicCardFace() {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "gravel")
         scenes.usePhoto(CR_PHOTO_PAPER, "rocket")

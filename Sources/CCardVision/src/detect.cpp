@@ -495,10 +495,11 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         if (mean_width(q) < min_width_small) return;
         const double area = quad_area(q);
         if (area > max_area) return;
-        // Held roughly landscape: the flow turns the card about its own axes,
-        // which a card held upright would swap. (Also every upright brick.)
+        // Held landscape, rolled by at most 50 degrees: the flow turns the
+        // card about its own axes, which a card held upright would swap.
+        // (Also every upright brick.)
         const cv::Point2f top = q[1] - q[0];
-        if (std::abs(top.y) > std::abs(top.x)) return;
+        if (std::abs(top.y) > 1.19f * std::abs(top.x)) return;  // tan 50°
         const Quad fq = scale_quad(q, inv, offset);
         if (!card_shaped(fq, full, focal_px)) return;
         // Turned further than anyone turns a card to show it.
