@@ -19,14 +19,16 @@ public final class CameraService: Sendable {
 
     private struct State {
         var control: CameraPipeline.Control?
-        /// Bumped each time a new pipeline delivers its first frame (a
-        /// pipeline that is built but fails at once never counts as running).
+        /// Bumped each time a new pipeline is built.
         var generation = 0
+        /// The generation of the newest pipeline that has delivered a frame
+        /// (one that is built but fails at once never counts as running).
+        var delivering = 0
         var health = Health()
         var shuttingDown = false
         var restartRequested = false
-        /// Starts waiting for a pipeline newer than their generation; resumed
-        /// with true when one runs, false at their deadline.
+        /// Starts waiting for a pipeline built after their generation to
+        /// deliver; resumed with true when one does, false at their deadline.
         var generationWaiters: [UUID: (Int, CheckedContinuation<Bool, Never>)] = [:]
     }
 
@@ -90,7 +92,7 @@ public final class CameraService: Sendable {
         defer { timer.cancel() }
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             let answer = state.withLock { state -> Bool? in
-                if state.generation > generation { return true }
+                if state.delivering > generation { return true }
                 if state.shuttingDown { return false }
                 state.generationWaiters[key] = (generation, continuation)
                 return nil
@@ -169,11 +171,13 @@ public final class CameraService: Sendable {
         while !state.withLock({ $0.shuttingDown }) {
             do {
                 let camera = try CameraPipeline(settings: settings, logger: logger)
-                state.withLock { state in
+                let mine = state.withLock { state in
                     state.control = camera.control
+                    state.generation += 1
                     state.restartRequested = false
                     state.health.running = true
                     state.health.lastError = nil
+                    return state.generation
                 }
                 if state.withLock({ $0.shuttingDown }) { camera.control.stop() }
                 var delivered = false
@@ -183,9 +187,14 @@ public final class CameraService: Sendable {
                         state.health.frameWidth = frame.width
                         state.health.frameHeight = frame.height
                         guard !delivered else { return [:] }
-                        state.generation += 1
-                        defer { state.generationWaiters = [:] }
-                        return state.generationWaiters
+                        // Only a pipeline built after a restart was asked for
+                        // answers it: the one being stopped may still deliver
+                        // its first frame, and a recording asked of it would
+                        // never be answered.
+                        state.delivering = mine
+                        let ready = state.generationWaiters.filter { $0.value.0 < mine }
+                        for key in ready.keys { state.generationWaiters.removeValue(forKey: key) }
+                        return ready
                     }
                     if !delivered {
                         delivered = true
