@@ -29,6 +29,10 @@ public final class CameraPipeline {
         /// How long a stopping recording may take to drain before it is cut
         /// (a stalled camera never delivers the buffer that triggers the detach).
         public var recordingDrainTimeout: Duration = .seconds(5)
+        /// A file source plays again from its start when it reaches its end,
+        /// within the same pipeline (segment seeks): no EOS, so the running
+        /// session and its recording go on across the wrap.
+        public var loops = false
 
         public init(source: CameraSource) {
             self.source = source
@@ -91,6 +95,8 @@ public final class CameraPipeline {
     private var recorder: SessionRecorder?
     private var recorderStopped: [@Sendable (RecordingEnding) -> Void] = []
     private var sourceEnded = false
+    /// The looping segment seek was sent (`settings.loops`).
+    private var looping = false
 
     private static let pollInterval: GstClockTime = 20_000_000  // 20 ms
 
@@ -183,7 +189,18 @@ public final class CameraPipeline {
                 return .endOfStream
             }
             if let sample = gst_app_sink_try_pull_sample(analysisSink, Self.pollInterval) {
-                if let frame = VideoFrame(adopting: sample) { onFrame(frame) }
+                if settings.loops && !looping {
+                    // The pipeline does not preroll (it reports NO_PREROLL),
+                    // so the segment seek that makes the file loop is sent
+                    // once it plays: at its first frame.
+                    // This frame came before the flush: dropped, so the
+                    // first frame handed on (and any recording) comes after it.
+                    looping = true
+                    seekToStart(flushing: true)
+                    gst_sample_unref(sample)
+                } else if let frame = VideoFrame(adopting: sample) {
+                    onFrame(frame)
+                }
             }
             if let sample = gst_app_sink_try_pull_sample(previewSink, 0) {
                 let size = Int(hk_sample_size(sample))
@@ -200,6 +217,18 @@ public final class CameraPipeline {
     }
 
     private var inputName: String { settings.source.input ?? "camera" }
+
+    /// A segment seek to the start: flushing once at the first frame (a
+    /// non-flushing one there can wait on the streaming thread), then
+    /// non-flushing at each SEGMENT_DONE, so running time (and the
+    /// recording's timestamps) keep going across the wrap.
+    private func seekToStart(flushing: Bool) {
+        let flags = GST_SEEK_FLAG_SEGMENT.rawValue | (flushing ? GST_SEEK_FLAG_FLUSH.rawValue : 0)
+        if gst_element_seek(pipeline, 1.0, GST_FORMAT_TIME, GstSeekFlags(rawValue: flags), GST_SEEK_TYPE_SET, 0,
+                            GST_SEEK_TYPE_NONE, -1) == 0 {
+            logger.warning("the file source cannot seek back to its start; it will end instead of looping")
+        }
+    }
 
     private func handle(_ request: Control.Request) {
         switch request {
@@ -242,7 +271,8 @@ public final class CameraPipeline {
     /// the source's EOS, errors (a recording's own error only ends the recording).
     private func pollBus() throws(MediaError) {
         let types = GstMessageType(GST_MESSAGE_ERROR.rawValue | GST_MESSAGE_WARNING.rawValue
-                                   | GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ELEMENT.rawValue)
+                                   | GST_MESSAGE_EOS.rawValue | GST_MESSAGE_ELEMENT.rawValue
+                                   | GST_MESSAGE_SEGMENT_DONE.rawValue)
         while let message = gst_bus_pop_filtered(bus, types) {
             defer { gst_message_unref(message) }
             switch hk_message_type(message) {
@@ -252,6 +282,8 @@ public final class CameraPipeline {
                 }
             case GST_MESSAGE_EOS:
                 sourceEnded = true
+            case GST_MESSAGE_SEGMENT_DONE:
+                seekToStart(flushing: false)
             case GST_MESSAGE_WARNING:
                 if let noVideo = MediaError(warning: message, feeding: UnsafeMutablePointer(OpaquePointer(analysisSink)),
                                             input: inputName, logger: logger) {

@@ -40,6 +40,7 @@ public actor Station {
         settings.previewFramesPerSecond = configuration.previewFramesPerSecond
         settings.previewWidth = configuration.previewWidth
         settings.recordingBitrate = configuration.recordingBitrate
+        settings.loops = configuration.source == .file && configuration.loopFile
         let ended = CameraEndRelay()
         camera = CameraService(settings: settings, loopsFile: configuration.loopFile, logger: logger) { reason in
             ended.relay(reason)

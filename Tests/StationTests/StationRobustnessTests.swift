@@ -95,6 +95,52 @@ import Testing
         #expect((ended["frames"] as? [String: Any])?["analysed"] as? Int ?? 0 > 5, "\(ended)")
     }
 
+    /// `loop_file: true` (the default): the file wraps inside the session,
+    /// which goes on, and its one recording plays straight across the wraps
+    /// (before, the first wrap ended the session as "the video source ended").
+    @Test func aLoopingFileDoesNotEndTheSession() async throws {
+        let clip = try Self.oneSecondClip()
+        // The start may wait long on a loaded machine; that is not what is tested here.
+        let config = try Self.config("source_start_timeout_seconds: 60\n")
+        let station = StationProcess(arguments: ["--config", config, "--source", "file", "--file", clip,
+                                                 "--restart-file-on-session"])
+        try station.start()
+        defer { station.stop() }
+        let started = try await station.request("POST", "/v1/sessions", body: Data("{}".utf8), timeout: 90)
+        let id = try #require(started.json["id"] as? String, "\(started.status) \(started.text)\n\(station.output)")
+        // Past two and a half passes of the one-second file, by the live
+        // counters (a loaded machine analyses fewer frames per second).
+        let deadline = ContinuousClock.now + .seconds(30)
+        var live: [String: Any] = [:]
+        while ContinuousClock.now < deadline {
+            live = try await station.get("/v1/sessions/\(id)").json
+            if live["status"] as? String != "active" { break }
+            if (live["frames"] as? [String: Any])?["received"] as? Int ?? 0 > 75 { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(live["status"] as? String == "active", "the session ended at a wrap: \(live)")
+        #expect(try await station.post("/v1/sessions/\(id)/cancel").status == 200)
+        let ended = try await station.waitUntilEnded(id)
+        #expect(ended["status"] as? String == "cancelled")
+        let analysed = (ended["frames"] as? [String: Any])?["analysed"] as? Int ?? 0
+        #expect(analysed > 45, "frames analysed over two wraps: \(analysed)")
+        let path = station.dataDirectory + "/looped.mkv"
+        try await station.get("/v1/sessions/\(id)/video").body.write(to: URL(fileURLWithPath: path))
+        var decoded = 0
+        var lastPTS: Int64 = -1
+        var backwards = 0
+        _ = try FrameSource(.replay, input: path).run { frame in
+            decoded += 1
+            // (At a wrap one frame can share its predecessor's millisecond:
+            // the file's segment ends at its last frame's start.)
+            if frame.pts < lastPTS { backwards += 1 }
+            lastPTS = frame.pts
+        }
+        #expect(decoded > 75, "the recording holds \(decoded) frames of two and a half passes")
+        #expect(backwards == 0, "timestamps went back \(backwards) times at the wraps")
+        #expect(!station.output.contains("the video source ended"))
+    }
+
     /// The disk under the session files fills up (a 16 kB tmpfs in the
     /// daemon's own mount namespace): before, lines were dropped with `try?`
     /// and the session went on to be signed. Now the session fails at once,
