@@ -26,7 +26,7 @@ struct BadInputMatrixTests {
         try process.run()
         let deadline = ContinuousClock.now + .seconds(60)
         while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }  // SIGTERM may be blocked in the child
         process.waitUntilExit()
         let size = (try? FileManager.default.attributesOfItem(atPath: output)[.size] as? NSNumber)?.intValue ?? 0
         #expect(process.terminationStatus == 0 && size > 0, "fixture not made: gst-launch-1.0 \(pipeline)")

@@ -78,7 +78,9 @@ enum CLI {
         let deadline = ContinuousClock.now + timeout
         while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
         if process.isRunning {
-            process.terminate()
+            // SIGKILL: the child may have SIGTERM blocked (inherited from the
+            // spawning thread), and a hang must end as a failure, not a hang.
+            kill(process.processIdentifier, SIGKILL)
             Issue.record("\(executable) \(arguments.joined(separator: " ")) did not finish within \(timeout)")
         }
         process.waitUntilExit()

@@ -204,7 +204,11 @@ final class HeldFrameFeeder: @unchecked Sendable {
     func stop() {
         guard !state.withLock({ let was = $0.stopped; $0.stopped = true; return was }) else { return }
         finished.wait()
-        if decoder.isRunning { decoder.terminate() }
+        // SIGKILL, not terminate(): a child Foundation spawns inherits the
+        // spawning thread's blocked signals, and gst-launch, sitting in a
+        // write to the pipe nobody reads any more, then never sees SIGTERM
+        // (a fresh-clone make test hung here with SIGTERM pending).
+        if decoder.isRunning { kill(decoder.processIdentifier, SIGKILL) }
         decoder.waitUntilExit()
         close(descriptor)
         unlink(fifo)
