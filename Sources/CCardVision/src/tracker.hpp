@@ -41,7 +41,7 @@ private:
     bool has_prev_quad_ = false;
     static constexpr int kRecheckFrames = 15;
     int recheck_every_ = kRecheckFrames;
-    static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 4;
+    static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 10;
     int misses_ = 0;  // frames since the card was last found
     // Where the card was last found, and when (kept across a loss).
     Quad recent_quad_{};
