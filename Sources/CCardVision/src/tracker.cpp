@@ -146,9 +146,10 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
     // A card does not shrink to a fraction of its width within a moment: a
     // much smaller quad inside where it just was is a box printed on it
     // (the card itself is leaving the frame, or hidden for a moment).
-    if (found && has_recent_ && pts_ns - recent_pts_ < 500'000'000 &&
-        mean_width(found->quad) < 0.7 * mean_width(recent_quad_) &&
-        encloses(recent_quad_, found->quad, 0.05f * float(mean_width(recent_quad_))))
+    // (quad_ and last_pts_ keep the last card found through a loss.)
+    if (found && has_recent_ && pts_ns - last_pts_ < 500'000'000 &&
+        mean_width(found->quad) < 0.7 * mean_width(quad_) &&
+        encloses(quad_, found->quad, 0.05f * float(mean_width(quad_))))
         found.reset();
     if (!found) {
         lose();
@@ -158,8 +159,6 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
     }
     misses_ = 0;
     flow_.commit(luma, found->quad);
-    recent_quad_ = found->quad;
-    recent_pts_ = pts_ns;
     has_recent_ = true;
 
     const Quad q = found->quad;

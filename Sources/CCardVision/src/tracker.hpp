@@ -43,10 +43,7 @@ private:
     int recheck_every_ = kRecheckFrames;
     static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 10;
     int misses_ = 0;  // frames since the card was last found
-    // Where the card was last found, and when (kept across a loss).
-    Quad recent_quad_{};
-    int64_t recent_pts_ = 0;
-    bool has_recent_ = false;
+    bool has_recent_ = false;  // quad_ and last_pts_ hold a card found since the last reset
     int since_recheck_ = 0;
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
