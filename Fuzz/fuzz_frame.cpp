@@ -1,4 +1,4 @@
-// fuzz_frame.cpp — libFuzzer target for cv_tracker_process.
+// fuzz_frame.cpp — libFuzzer target for hkcv_tracker_process.
 //
 // The first bytes choose the pixel format, the size, the stride padding and
 // a few flags (NULL planes, undersized strides, process twice for the
@@ -33,19 +33,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const int height = r.u16() % 500 + (r.byte() & 1 ? 0 : -2);
     const int pad = r.byte() % 9;
     const uint8_t flags = r.byte();
-    const int bpp = format == CV_PIXEL_BGR ? 3 : format == CV_PIXEL_BGRA ? 4 : 1;
+    const int bpp = format == HKCV_PIXEL_BGR ? 3 : format == HKCV_PIXEL_BGRA ? 4 : 1;
 
-    cv_image im{};
-    im.format = cv_pixel_format(format);
+    hkcv_image im{};
+    im.format = hkcv_pixel_format(format);
     im.width = width;
     im.height = height;
     const int w = width > 0 ? width : 0, h = height > 0 ? height : 0;
     int strides[3] = {w * bpp + pad, 0, 0};
     int rows[3] = {h, 0, 0};
-    if (format == CV_PIXEL_I420) {
+    if (format == HKCV_PIXEL_I420) {
         strides[1] = strides[2] = (w + 1) / 2 + pad;
         rows[1] = rows[2] = (h + 1) / 2;
-    } else if (format == CV_PIXEL_NV12) {
+    } else if (format == HKCV_PIXEL_NV12) {
         strides[1] = 2 * ((w + 1) / 2) + pad;
         rows[1] = (h + 1) / 2;
     }
@@ -66,19 +66,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (flags & 0x20) im.planes[flags & 1] = nullptr;
 
-    cv_config config;
-    cv_config_default(&config);
+    hkcv_config config;
+    hkcv_config_default(&config);
     config.face_cascade_path = "";
     config.detect_long_side = 160 + (flags & 0x0f) * 40;
-    cv_tracker *tracker = cv_tracker_create(&config, nullptr);
-    cv_measurement m;
-    cv_tracker_process(tracker, &im, 0, &m);
+    hkcv_tracker *tracker = hkcv_tracker_create(&config, nullptr);
+    hkcv_measurement m;
+    hkcv_tracker_process(tracker, &im, 0, &m);
     if (flags & 0x80) {
-        cv_tracker_process(tracker, &im, 33333333, &m);
-        cv_buffer b;
-        if (cv_tracker_encode_still(tracker, CV_STILL_HEAD, &b) == CV_OK) cv_buffer_free(&b);
+        hkcv_tracker_process(tracker, &im, 33333333, &m);
+        hkcv_still *still = nullptr;
+        if (hkcv_tracker_take_still(tracker, &still) == HKCV_OK) {
+            hkcv_buffer b;
+            if (hkcv_still_encode(still, HKCV_STILL_HEAD, &b) == HKCV_OK) hkcv_buffer_free(&b);
+            hkcv_still_release(still);
+        }
     }
-    cv_tracker_destroy(tracker);
+    hkcv_tracker_destroy(tracker);
     delete[] pixels;
     return 0;
 }

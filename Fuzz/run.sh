@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds the libFuzzer target for cv_tracker_process with AddressSanitizer
+# Builds the libFuzzer target for hkcv_tracker_process with AddressSanitizer
 # and UndefinedBehaviorSanitizer, and runs it for SECONDS (default 120).
 # Usage: Fuzz/run.sh [SECONDS]
 set -eu

@@ -1,6 +1,6 @@
 import CCardVision
 
-/// What one frame shows about the card: the Swift face of `cv_measurement`.
+/// What one frame shows about the card: the Swift face of `hkcv_measurement`.
 ///
 /// This is the only input the state machine needs, so a recorded trace of
 /// measurements replays a session without video. Angles in degrees
@@ -57,7 +57,7 @@ public struct CardMeasurement: Sendable, Hashable {
     public static let notFound = CardMeasurement(
         found: false, confidence: 0, widthRatio: 0, sharpness: 0)
 
-    init(_ m: cv_measurement) {
+    init(_ m: hkcv_measurement) {
         guard m.found != 0 else {
             self = .notFound
             return
@@ -81,17 +81,6 @@ public struct CardMeasurement: Sendable, Hashable {
             glare: Double(m.glare),
             glareBlob: Double(m.glare_blob),
             sharpness: Double(m.sharpness))
-    }
-
-    /// Whether a corner lies within `margin` (a fraction of the frame's width
-    /// and height) of the frame edge. The shim uses a fixed 1 %; recomputing
-    /// here keeps the margin configurable.
-    func cornersTouchBorder(width: Int, height: Int, margin: Double) -> Bool {
-        let dx = Double(width) * margin
-        let dy = Double(height) * margin
-        return corners.contains { p in
-            p.x <= dx || p.y <= dy || p.x >= Double(width) - dx || p.y >= Double(height) - dy
-        }
     }
 }
 

@@ -2,7 +2,7 @@ import CCardVision
 import Foundation
 import Logging
 
-/// Owns one `cv_tracker` (the C shim's per-holder state).
+/// Owns one `hkcv_tracker` (the C shim's per-holder state).
 ///
 /// Not Sendable: the shim forbids using one tracker from two threads at once,
 /// and the session guarantees that by touching it only under its analysis lock.
@@ -13,13 +13,14 @@ final class CardTracker {
     private(set) var cardType: CardType
 
     init(configuration: LivenessConfiguration, logger: Logger) throws(LivenessError) {
-        var config = cv_config()
-        cv_config_default(&config)
+        var config = hkcv_config()
+        hkcv_config_default(&config)
         config.card_type = configuration.cardType.cValue
         config.hfov_deg = configuration.hfovDegrees
         config.estimate_focal = configuration.estimatesFocalLength ? 1 : 0
         config.detect_long_side = Int32(configuration.detectLongSide)
         config.front_max_deg = configuration.frontMaxDegrees
+        config.border_margin = configuration.borderMarginRatio
         config.glare_luma = Int32(configuration.glareLuma)
         config.still_width = Int32(configuration.stillWidth)
         config.jpeg_quality = Int32(configuration.jpegQuality)
@@ -27,14 +28,14 @@ final class CardTracker {
         let created: OpaquePointer? = if let path = configuration.faceCascadePath {
             path.withCString { cPath in
                 config.face_cascade_path = cPath
-                return cv_tracker_create(&config, &err)
+                return hkcv_tracker_create(&config, &err)
             }
         } else {
-            cv_tracker_create(&config, &err)
+            hkcv_tracker_create(&config, &err)
         }
         guard let created else {
-            throw LivenessError.vision(operation: "cv_tracker_create", status: err,
-                                       reason: String(cString: cv_status_string(err)))
+            throw LivenessError.vision(operation: "hkcv_tracker_create", status: err,
+                                       reason: String(cString: hkcv_status_string(err)))
         }
         handle = created
         self.logger = logger
@@ -42,11 +43,11 @@ final class CardTracker {
     }
 
     deinit {
-        cv_tracker_destroy(handle)
+        hkcv_tracker_destroy(handle)
     }
 
     func process(_ frame: FrameView) throws(LivenessError) -> CardMeasurement {
-        var image = cv_image()
+        var image = hkcv_image()
         image.format = frame.format.cValue
         image.width = Int32(frame.width)
         image.height = Int32(frame.height)
@@ -60,26 +61,26 @@ final class CardTracker {
         image.strides = (strides.count > 0 ? strides[0] : 0,
                          strides.count > 1 ? strides[1] : 0,
                          strides.count > 2 ? strides[2] : 0)
-        var out = cv_measurement()
-        let status = cv_tracker_process(handle, &image, frame.pts, &out)
-        try check(status, "cv_tracker_process")
+        var out = hkcv_measurement()
+        let status = hkcv_tracker_process(handle, &image, frame.pts, &out)
+        try check(status, "hkcv_tracker_process")
         return CardMeasurement(out)
     }
 
     func setCardType(_ type: CardType) {
-        let status = cv_tracker_set_card_type(handle, type.cValue)
-        if status == CV_OK {
+        let status = hkcv_tracker_set_card_type(handle, type.cValue)
+        if status == HKCV_OK {
             cardType = type
         } else {
-            logger.warning("cv_tracker_set_card_type failed",
-                           metadata: ["status": "\(String(cString: cv_status_string(status.rawValue)))"])
+            logger.warning("hkcv_tracker_set_card_type failed",
+                           metadata: ["status": "\(String(cString: hkcv_status_string(status.rawValue)))"])
         }
     }
 
-    private func check(_ status: cv_status, _ operation: String) throws(LivenessError) {
-        guard status != CV_OK else { return }
+    private func check(_ status: hkcv_status, _ operation: String) throws(LivenessError) {
+        guard status != HKCV_OK else { return }
         throw .vision(operation: operation, status: status.rawValue,
-                      reason: String(cString: cv_status_string(status.rawValue)))
+                      reason: String(cString: hkcv_status_string(status.rawValue)))
     }
 }
 
@@ -91,10 +92,10 @@ extension CardTracker: StillProvider {
     }
 
     func reset() {
-        let status = cv_tracker_reset(handle)
-        if status != CV_OK {
-            logger.warning("cv_tracker_reset failed",
-                           metadata: ["status": "\(String(cString: cv_status_string(status.rawValue)))"])
+        let status = hkcv_tracker_reset(handle)
+        if status != HKCV_OK {
+            logger.warning("hkcv_tracker_reset failed",
+                           metadata: ["status": "\(String(cString: hkcv_status_string(status.rawValue)))"])
         }
     }
 }

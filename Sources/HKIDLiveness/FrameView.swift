@@ -53,7 +53,7 @@ public enum FrameColorRange: Sendable, Hashable, CaseIterable {
     case full
     case limited
 
-    var cValue: cv_color_range { self == .limited ? CV_RANGE_LIMITED : CV_RANGE_FULL }
+    var cValue: hkcv_color_range { self == .limited ? HKCV_RANGE_LIMITED : HKCV_RANGE_FULL }
 }
 
 /// The Y'CbCr matrix: BT.601 (SD video, JPEG) or BT.709 (HD video).
@@ -61,7 +61,7 @@ public enum FrameColorMatrix: Sendable, Hashable, CaseIterable {
     case bt601
     case bt709
 
-    var cValue: cv_color_matrix { self == .bt709 ? CV_MATRIX_BT709 : CV_MATRIX_BT601 }
+    var cValue: hkcv_color_matrix { self == .bt709 ? HKCV_MATRIX_BT709 : HKCV_MATRIX_BT601 }
 }
 
 /// Pixel layouts `addFrame` accepts (those the vision shim reads).
@@ -90,13 +90,13 @@ public enum FramePixelFormat: Sendable, Hashable, CaseIterable {
         index == 0 ? height : (height + 1) / 2
     }
 
-    var cValue: cv_pixel_format {
+    var cValue: hkcv_pixel_format {
         switch self {
-        case .gray8: CV_PIXEL_GRAY8
-        case .i420: CV_PIXEL_I420
-        case .nv12: CV_PIXEL_NV12
-        case .bgr: CV_PIXEL_BGR
-        case .bgra: CV_PIXEL_BGRA
+        case .gray8: HKCV_PIXEL_GRAY8
+        case .i420: HKCV_PIXEL_I420
+        case .nv12: HKCV_PIXEL_NV12
+        case .bgr: HKCV_PIXEL_BGR
+        case .bgra: HKCV_PIXEL_BGRA
         }
     }
 }

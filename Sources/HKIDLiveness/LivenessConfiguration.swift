@@ -114,10 +114,10 @@ public enum CardType: String, Sendable, Hashable, CaseIterable {
         }
     }
 
-    var cValue: cv_card_type {
+    var cValue: hkcv_card_type {
         switch self {
-        case .hkid2018: CV_CARD_2018
-        case .hkid2003: CV_CARD_2003
+        case .hkid2018: HKCV_CARD_2018
+        case .hkid2003: HKCV_CARD_2003
         }
     }
 }

@@ -136,7 +136,7 @@ public enum ResultCode: Int, Sendable, Hashable, CaseIterable, CustomStringConve
 /// One JPEG still attached to a result.
 public struct ResultImage: Sendable, Hashable {
     public var kind: StillKind
-    /// JPEG bytes, as `cv_tracker_encode_still` produced them.
+    /// JPEG bytes, as `hkcv_still_encode` produced them.
     public var data: Data
 
     public init(kind: StillKind, data: Data) {

@@ -63,11 +63,7 @@ extension LivenessSession {
                 tracker = try CardTracker(configuration: configuration, logger: logger)
                 state.tracker = tracker
             }
-            var measurement = try tracker.process(frame.view)
-            if measurement.found {
-                measurement.touchesBorder = measurement.cornersTouchBorder(
-                    width: frame.view.width, height: frame.view.height, margin: state.configuration.borderMarginRatio)
-            }
+            let measurement = try tracker.process(frame.view)
             return decide(measurement, at: t, state: &state)
         }
     }

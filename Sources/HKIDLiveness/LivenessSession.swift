@@ -17,9 +17,6 @@ public final class LivenessSession: Sendable {
     /// This library's version (the SDK's `getVersion`).
     public static let version = "1.0.0"
 
-    /// The vision shim's version.
-    public static var visionVersion: String { String(cString: cv_version()) }
-
     let logger: Logger
     let state: Mutex<SessionState>
     let dispatcher: EventDispatcher
@@ -308,7 +305,7 @@ extension LivenessSession {
 public enum LivenessError: Error, Sendable, Hashable, CustomStringConvertible {
     /// `close()` was called; the session accepts nothing any more.
     case closed
-    /// The vision shim refused: `status` is a `cv_status` value.
+    /// The vision shim refused: `status` is a `hkcv_status` value.
     case vision(operation: String, status: Int32, reason: String)
     /// The frame's plane pointers or strides do not fit its pixel format.
     case invalidFrame(String)

@@ -36,10 +36,10 @@ public enum StillKind: String, Sendable, Hashable, CaseIterable, Comparable {
     /// The portrait crop from the card face.
     case head
 
-    var cValue: cv_still_kind {
+    var cValue: hkcv_still_kind {
         switch self {
-        case .card: CV_STILL_CARD
-        case .head: CV_STILL_HEAD
+        case .card: HKCV_STILL_CARD
+        case .head: HKCV_STILL_HEAD
         }
     }
 
@@ -74,9 +74,9 @@ protocol KeptStill: Sendable {
     func encode(_ kind: StillKind) -> Data?
 }
 
-/// A `cv_still`: the tracker's kept still, taken out of it.
+/// A `hkcv_still`: the tracker's kept still, taken out of it.
 ///
-/// `@unchecked Sendable` because the shim documents `cv_still` as usable
+/// `@unchecked Sendable` because the shim documents `hkcv_still` as usable
 /// from any number of threads (it never changes, and its lazily rectified
 /// pixels are guarded inside the shim), unlike the tracker it came from.
 final class TrackerStill: KeptStill, @unchecked Sendable {
@@ -86,22 +86,22 @@ final class TrackerStill: KeptStill, @unchecked Sendable {
     /// nil when the tracker keeps no still.
     init?(takenFrom tracker: OpaquePointer, logger: Logger) {
         var still: OpaquePointer?
-        guard cv_tracker_take_still(tracker, &still) == CV_OK, let still else { return nil }
+        guard hkcv_tracker_take_still(tracker, &still) == HKCV_OK, let still else { return nil }
         handle = still
         self.logger = logger
     }
 
     deinit {
-        cv_still_release(handle)
+        hkcv_still_release(handle)
     }
 
     func encode(_ kind: StillKind) -> Data? {
-        var buffer = cv_buffer()
-        let status = cv_still_encode(handle, kind.cValue, &buffer)
-        defer { cv_buffer_free(&buffer) }
-        guard status == CV_OK, let data = buffer.data else {
-            logger.warning("cv_still_encode failed",
-                           metadata: ["kind": "\(kind)", "status": "\(String(cString: cv_status_string(status.rawValue)))"])
+        var buffer = hkcv_buffer()
+        let status = hkcv_still_encode(handle, kind.cValue, &buffer)
+        defer { hkcv_buffer_free(&buffer) }
+        guard status == HKCV_OK, let data = buffer.data else {
+            logger.warning("hkcv_still_encode failed",
+                           metadata: ["kind": "\(kind)", "status": "\(String(cString: hkcv_status_string(status.rawValue)))"])
             return nil
         }
         return Data(bytes: data, count: buffer.size)

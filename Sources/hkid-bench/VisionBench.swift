@@ -50,10 +50,10 @@ struct VisionBench: ParsableCommand {
     func measure(width: Int, height: Int) throws -> Result {
         guard let renderer = cr_renderer_create(seed, nil) else { throw ValidationError("renderer") }
         defer { cr_renderer_destroy(renderer) }
-        guard let tracker = cv_tracker_create(nil, nil), let searcher = cv_tracker_create(nil, nil) else {
+        guard let tracker = hkcv_tracker_create(nil, nil), let searcher = hkcv_tracker_create(nil, nil) else {
             throw ValidationError("tracker")
         }
-        defer { cv_tracker_destroy(tracker); cv_tracker_destroy(searcher) }
+        defer { hkcv_tracker_destroy(tracker); hkcv_tracker_destroy(searcher) }
 
         var pixels = [UInt8](repeating: 0, count: width * height * 3 / 2)
         var result = Result()
@@ -110,7 +110,7 @@ struct VisionBench: ParsableCommand {
                 if m.searched_full_frame == 0 { result.tracking.append(ms) } else { result.searching.append(ms) }
             }
             if k % 8 == 0 {
-                cv_tracker_reset(searcher)
+                hkcv_tracker_reset(searcher)
                 let (_, sms) = analyse(searcher, &pixels, width, height, pts)
                 result.searching.append(sms)
             }
@@ -121,18 +121,18 @@ struct VisionBench: ParsableCommand {
         return result
     }
 
-    func analyse(_ tracker: OpaquePointer, _ pixels: inout [UInt8], _ w: Int, _ h: Int, _ pts: Int64) -> (cv_measurement, Double) {
-        var m = cv_measurement()
+    func analyse(_ tracker: OpaquePointer, _ pixels: inout [UInt8], _ w: Int, _ h: Int, _ pts: Int64) -> (hkcv_measurement, Double) {
+        var m = hkcv_measurement()
         let ms = pixels.withUnsafeBufferPointer { p -> Double in
             let y = p.baseAddress!, u = y + w * h, v = u + w * h / 4
-            var im = cv_image()
-            im.format = CV_PIXEL_I420
+            var im = hkcv_image()
+            im.format = HKCV_PIXEL_I420
             im.width = Int32(w)
             im.height = Int32(h)
             im.planes = (y, u, v)
             im.strides = (Int32(w), Int32(w / 2), Int32(w / 2))
             let start = DispatchTime.now().uptimeNanoseconds
-            _ = cv_tracker_process(tracker, &im, pts, &m)
+            _ = hkcv_tracker_process(tracker, &im, pts, &m)
             return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         }
         return (m, ms)

@@ -173,7 +173,7 @@ struct BadInputMatrixTests {
         try Self.gst("videotestsrc num-buffers=3 ! video/x-raw,width=1,height=1,framerate=30/1,format=I420 ! matroskamux ! filesink location=\(path)", output: path)
         let run = try CLI.run(["replay", path, "--json", "--images", folder + "/stills"])
         #expect(run.status == 2)
-        // Before: exit 1 and "Error: cv_tracker_process failed: ..." without the file name.
+        // Before: exit 1 and "Error: hkcv_tracker_process failed: ..." without the file name.
         #expect(run.stderrLine == "hkid-liveness: \(path): frames of 1x1 pixels cannot be analysed (image size is zero, odd where it must be even, or too large)")
         #expect(run.jsonLines.last?["type"] as? String == "end")
         #expect(Self.files(in: folder + "/stills").isEmpty)

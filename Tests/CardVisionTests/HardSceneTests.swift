@@ -47,10 +47,10 @@ extension cr_scene {
 /// `frames` times (fresh sensor noise each time), 30 fps timestamps; the
 /// last measurement. A detector may confirm over a few frames, but a card
 /// held still for a sixth of a second must be found.
-func measureHeld(_ scenes: Scenes, _ scene: cr_scene, cardType: cv_card_type = CV_CARD_2018,
-                 frames: Int = 5) -> (cv_measurement, Frame) {
+func measureHeld(_ scenes: Scenes, _ scene: cr_scene, cardType: hkcv_card_type = HKCV_CARD_2018,
+                 frames: Int = 5) -> (hkcv_measurement, Frame) {
     let tracker = Tracker(cardType: cardType)
-    var last = cv_measurement()
+    var last = hkcv_measurement()
     var frame = scenes.render(scene)
     for index in 0..<frames {
         if index > 0 { frame = scenes.render(scene) }
@@ -68,7 +68,7 @@ private let stillOpen = ConditionTrait.enabled(if: hardScenesEnabled, "issue 12:
 struct HardSceneTests {
     static let edges: [cr_edge] = [CR_EDGE_TOP, CR_EDGE_RIGHT, CR_EDGE_BOTTOM, CR_EDGE_LEFT]
 
-    static func iou(_ m: cv_measurement, _ frame: Frame) -> Double {
+    static func iou(_ m: hkcv_measurement, _ frame: Frame) -> Double {
         m.found == 1 ? jaccard(floats(m.corners), frame.truthCorners) : 0
     }
 
@@ -139,7 +139,7 @@ struct HardSceneTests {
         s.center_x = 0.42 * Double(s.width)
         s.center_y = 0.56 * Double(s.height)
         s.roll_deg = 4
-        let (m, frame) = measureHeld(scenes, s, cardType: CV_CARD_2003)
+        let (m, frame) = measureHeld(scenes, s, cardType: HKCV_CARD_2003)
         let iou = Self.iou(m, frame)
         print("far card: truth width \(frame.truth.width_ratio), found \(m.found) IoU \(iou) width \(m.width_ratio)")
         #expect(m.found == 1)
@@ -167,7 +167,7 @@ struct HardSceneTests {
     /// Limited-range frames (Y 16..235, as phones and x264 record) with a
     /// lamp's glare over a large part of the card: the saturated area must be
     /// measured as on full-range frames. The frame is passed with
-    /// cv_image.range = CV_RANGE_LIMITED (Frame.range, from the scene), as
+    /// hkcv_image.range = HKCV_RANGE_LIMITED (Frame.range, from the scene), as
     /// the stream's caps say for such video.
     /// Control: the same limited-range scene without glare, IoU 0.998.
     @Test(stillOpen, arguments: [(0.5, 0.5, 22.0), (0.35, 0.45, 14.0)])
@@ -217,7 +217,7 @@ struct HardSceneTests {
         s.card_type = CR_CARD_2003
         s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
         s.pitch_deg = 12
-        let (m, frame) = measureHeld(scenes, s, cardType: CV_CARD_2003)
+        let (m, frame) = measureHeld(scenes, s, cardType: HKCV_CARD_2003)
         let iou = Self.iou(m, frame)
         print("photographic face: found \(m.found) IoU \(iou)")
         #expect(m.found == 1)

@@ -22,19 +22,39 @@ func jpegSize(_ data: [UInt8]) -> (Int, Int)? {
     return nil
 }
 
-func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
-    var buffer = cv_buffer()
-    guard cv_tracker_encode_still(t.handle, kind, &buffer) == CV_OK else { return nil }
-    defer { cv_buffer_free(&buffer) }
-    return Array(UnsafeBufferPointer(start: buffer.data, count: buffer.size))
+/// The tracker's kept still, taken out of it; nil when none is kept.
+final class TakenStill {
+    let handle: OpaquePointer
+    init?(_ t: Tracker) {
+        var still: OpaquePointer?
+        guard hkcv_tracker_take_still(t.handle, &still) == HKCV_OK, let still else { return nil }
+        handle = still
+    }
+    deinit { hkcv_still_release(handle) }
+
+    var pts: Int64 { hkcv_still_pts(handle) }
+
+    func encode(_ kind: hkcv_still_kind) -> [UInt8]? {
+        var buffer = hkcv_buffer()
+        guard hkcv_still_encode(handle, kind, &buffer) == HKCV_OK else { return nil }
+        defer { hkcv_buffer_free(&buffer) }
+        return Array(UnsafeBufferPointer(start: buffer.data, count: buffer.size))
+    }
+
+    func headRegion() -> (rect: [Float], face: Int32)? {
+        var rect: [Float] = [0, 0, 0, 0]
+        var face: Int32 = -1
+        guard hkcv_still_head_region(handle, &rect, &face) == HKCV_OK else { return nil }
+        return (rect, face)
+    }
 }
 
 @Suite struct StillTests {
-    @Test(arguments: [(CR_CARD_2018, CV_CARD_2018), (CR_CARD_2003, CV_CARD_2003)])
-    func stillAndHeadCrop(renderType: cr_card_type, visionType: cv_card_type) throws {
+    @Test(arguments: [(CR_CARD_2018, HKCV_CARD_2018), (CR_CARD_2003, HKCV_CARD_2003)])
+    func stillAndHeadCrop(renderType: cr_card_type, visionType: hkcv_card_type) throws {
         let scenes = Scenes(seed: 71)
         let tracker = Tracker(cardType: visionType)
-        #expect(cv_tracker_has_still(tracker.handle, nil) == 0)
+        #expect(TakenStill(tracker) == nil)
         var s = scenes.scene()
         s.card_type = renderType
         s.distance_mm = Scenes.distance(forWidthRatio: 0.55, scene: s)
@@ -43,38 +63,35 @@ func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
             s.roll_deg = 4
             tracker.process(scenes.render(s), pts: Int64(k) * 33_333_333)
         }
-        var pts: Int64 = -1
-        #expect(cv_tracker_has_still(tracker.handle, &pts) == 1)
-        #expect(pts >= 0)
+        let still = try #require(TakenStill(tracker))
+        #expect(still.pts >= 0 && still.pts <= 5 * 33_333_333)
 
-        let card = try #require(encode(tracker, CV_STILL_CARD))
+        let card = try #require(still.encode(HKCV_STILL_CARD))
         let size = try #require(jpegSize(card))
         #expect(size.0 == 856 && size.1 == 540)
 
-        let head = try #require(encode(tracker, CV_STILL_HEAD))
+        let head = try #require(still.encode(HKCV_STILL_HEAD))
         let headSize = try #require(jpegSize(head))
         #expect(headSize.0 > 60 && headSize.0 < 428)
 
-        var rect: [Float] = [0, 0, 0, 0]
-        var face: Int32 = 0
-        #expect(cv_tracker_head_region(tracker.handle, &rect, &face) == CV_OK)
+        let (rect, face) = try #require(still.headRegion())
         let centreX = rect[0] + rect[2] / 2
         print("head region \(rect) face \(face)")
         #expect(face == 1)  // the cartoon portrait is a face to OpenCV's detectors
-        if visionType == CV_CARD_2018 { #expect(centreX < 0.5) } else { #expect(centreX > 0.5) }
+        if visionType == HKCV_CARD_2018 { #expect(centreX < 0.5) } else { #expect(centreX > 0.5) }
 
-        #expect(cv_tracker_clear_still(tracker.handle) == CV_OK)
-        #expect(cv_tracker_has_still(tracker.handle, nil) == 0)
-        var none = cv_buffer()
-        #expect(cv_tracker_encode_still(tracker.handle, CV_STILL_CARD, &none) == CV_ERR_NO_STILL)
+        // A reset forgets the kept still; the one taken out stays valid.
+        #expect(hkcv_tracker_reset(tracker.handle) == HKCV_OK)
+        #expect(TakenStill(tracker) == nil)
+        #expect(still.encode(HKCV_STILL_CARD) == card)
     }
 
     /// The default detector is the fast LBP cascade; its face box is mapped
     /// to the same head as the Haar cascade's, so the crop must not depend
     /// on which of the two found the face. With no detector the crop is the
     /// layout's portrait area.
-    @Test(arguments: [(CR_CARD_2018, CV_CARD_2018), (CR_CARD_2003, CV_CARD_2003)])
-    func headCropAgreesAcrossFaceDetectors(renderType: cr_card_type, visionType: cv_card_type) throws {
+    @Test(arguments: [(CR_CARD_2018, HKCV_CARD_2018), (CR_CARD_2003, HKCV_CARD_2003)])
+    func headCropAgreesAcrossFaceDetectors(renderType: cr_card_type, visionType: hkcv_card_type) throws {
         func headRegion(cascade: String?) -> (rect: [Float], face: Int32) {
             let scenes = Scenes(seed: 73)
             // The tracker copies the path; the pointer need not outlive creation.
@@ -85,10 +102,7 @@ func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
             s.card_type = renderType
             s.distance_mm = Scenes.distance(forWidthRatio: 0.55, scene: s)
             tracker.process(scenes.render(s))
-            var rect: [Float] = [0, 0, 0, 0]
-            var face: Int32 = -1
-            #expect(cv_tracker_head_region(tracker.handle, &rect, &face) == CV_OK)
-            return (rect, face)
+            return TakenStill(tracker)?.headRegion() ?? ([0, 0, 0, 0], -1)
         }
         let lbp = headRegion(cascade: nil)
         let haar = headRegion(cascade: "/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml")
@@ -104,8 +118,8 @@ func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
         #expect(iou(lbp.rect, none.rect) < 0.8 && iou(lbp.rect, none.rect) > 0.3)
     }
 
-    /// A taken still is the tracker's still, detached: the same JPEG bytes,
-    /// still there after the tracker is reset and destroyed, and the same
+    /// A taken still is the tracker's still, detached: every still taken
+    /// from the same kept frame encodes to the same JPEG bytes, still there after the tracker is reset and destroyed, and the same
     /// bytes when several threads encode it at once (as the delivery queue
     /// and an `addFrame` caller may).
     @Test func takenStillOutlivesItsTracker() throws {
@@ -114,31 +128,32 @@ func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
         var s = scenes.scene()
         s.distance_mm = Scenes.distance(forWidthRatio: 0.55, scene: s)
         tracker!.process(scenes.render(s), pts: 5_000_000)
-        let expectedCard = try #require(encode(tracker!, CV_STILL_CARD))
-        let expectedHead = try #require(encode(tracker!, CV_STILL_HEAD))
+        let first = try #require(TakenStill(tracker!))
+        let expectedCard = try #require(first.encode(HKCV_STILL_CARD))
+        let expectedHead = try #require(first.encode(HKCV_STILL_HEAD))
 
         var taken: OpaquePointer?
-        #expect(cv_tracker_take_still(tracker!.handle, &taken) == CV_OK)
+        #expect(hkcv_tracker_take_still(tracker!.handle, &taken) == HKCV_OK)
         let still = try #require(taken)
-        defer { cv_still_release(still) }
-        #expect(cv_still_pts(still) == 5_000_000)
-        #expect(cv_tracker_reset(tracker!.handle) == CV_OK)
+        defer { hkcv_still_release(still) }
+        #expect(hkcv_still_pts(still) == 5_000_000)
+        #expect(hkcv_tracker_reset(tracker!.handle) == HKCV_OK)
         var none: OpaquePointer?
-        #expect(cv_tracker_take_still(tracker!.handle, &none) == CV_ERR_NO_STILL && none == nil)
+        #expect(hkcv_tracker_take_still(tracker!.handle, &none) == HKCV_ERR_NO_STILL && none == nil)
         tracker = nil
 
-        // The shim says a cv_still may be used from any thread; Swift cannot
+        // The shim says a hkcv_still may be used from any thread; Swift cannot
         // know that of an OpaquePointer, so the threads get its address.
-        @Sendable func encodeTaken(_ address: Int, _ kind: cv_still_kind) -> [UInt8]? {
-            var buffer = cv_buffer()
-            guard cv_still_encode(OpaquePointer(bitPattern: address), kind, &buffer) == CV_OK else { return nil }
-            defer { cv_buffer_free(&buffer) }
+        @Sendable func encodeTaken(_ address: Int, _ kind: hkcv_still_kind) -> [UInt8]? {
+            var buffer = hkcv_buffer()
+            guard hkcv_still_encode(OpaquePointer(bitPattern: address), kind, &buffer) == HKCV_OK else { return nil }
+            defer { hkcv_buffer_free(&buffer) }
             return Array(UnsafeBufferPointer(start: buffer.data, count: buffer.size))
         }
         let address = Int(bitPattern: UnsafeRawPointer(still))
         let results = Mutex<[[UInt8]?]>(Array(repeating: nil, count: 8))
         DispatchQueue.concurrentPerform(iterations: 8) { i in
-            let jpeg = encodeTaken(address, i % 2 == 0 ? CV_STILL_CARD : CV_STILL_HEAD)
+            let jpeg = encodeTaken(address, i % 2 == 0 ? HKCV_STILL_CARD : HKCV_STILL_HEAD)
             results.withLock { $0[i] = jpeg }
         }
         for (i, jpeg) in results.withLock({ $0 }).enumerated() {
@@ -146,7 +161,7 @@ func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
         }
         var rect: [Float] = [0, 0, 0, 0]
         var face: Int32 = -1
-        #expect(cv_still_head_region(still, &rect, &face) == CV_OK && face == 1)
+        #expect(hkcv_still_head_region(still, &rect, &face) == HKCV_OK && face == 1)
     }
 
     /// Tilted views are never kept as the front-on still.
@@ -157,6 +172,6 @@ func encode(_ t: Tracker, _ kind: cv_still_kind) -> [UInt8]? {
         s.distance_mm = Scenes.distance(forWidthRatio: 0.5, scene: s)
         s.yaw_deg = 30
         for k in 0..<3 { tracker.process(scenes.render(s), pts: Int64(k) * 33_333_333) }
-        #expect(cv_tracker_has_still(tracker.handle, nil) == 0)
+        #expect(TakenStill(tracker) == nil)
     }
 }

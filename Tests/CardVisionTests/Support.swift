@@ -13,7 +13,7 @@ struct Frame {
     let truth: cr_truth
     /// The levels the renderer wrote (the scene's limited_range), passed to
     /// the tracker as a stream's caps would.
-    var range: cv_color_range = CV_RANGE_FULL
+    var range: hkcv_color_range = HKCV_RANGE_FULL
 
     var truthCorners: [Float] { floats(truth.corners) }
 }
@@ -58,7 +58,7 @@ final class Scenes {
         }
         precondition(status == CR_OK, "render failed: \(status)")
         return Frame(width: w, height: h, pixels: pixels, truth: truth,
-                     range: s.limited_range != 0 ? CV_RANGE_LIMITED : CV_RANGE_FULL)
+                     range: s.limited_range != 0 ? HKCV_RANGE_LIMITED : HKCV_RANGE_FULL)
     }
 }
 
@@ -66,35 +66,35 @@ final class Scenes {
 final class Tracker {
     let handle: OpaquePointer
 
-    init(cardType: cv_card_type = CV_CARD_2018, configure: (inout cv_config) -> Void = { _ in }) {
-        var c = cv_config()
-        cv_config_default(&c)
+    init(cardType: hkcv_card_type = HKCV_CARD_2018, configure: (inout hkcv_config) -> Void = { _ in }) {
+        var c = hkcv_config()
+        hkcv_config_default(&c)
         c.card_type = cardType
         configure(&c)
         var err: Int32 = 0
-        handle = cv_tracker_create(&c, &err)!
+        handle = hkcv_tracker_create(&c, &err)!
     }
-    deinit { cv_tracker_destroy(handle) }
+    deinit { hkcv_tracker_destroy(handle) }
 
     @discardableResult
-    func process(_ f: Frame, pts: Int64 = 0) -> cv_measurement {
-        var m = cv_measurement()
-        let status = f.pixels.withUnsafeBufferPointer { p -> cv_status in
+    func process(_ f: Frame, pts: Int64 = 0) -> hkcv_measurement {
+        var m = hkcv_measurement()
+        let status = f.pixels.withUnsafeBufferPointer { p -> hkcv_status in
             let y = p.baseAddress!, u = y + f.width * f.height, v = u + f.width * f.height / 4
-            var im = cv_image()
-            im.format = CV_PIXEL_I420
+            var im = hkcv_image()
+            im.format = HKCV_PIXEL_I420
             im.width = Int32(f.width)
             im.height = Int32(f.height)
             im.planes = (y, u, v)
             im.strides = (Int32(f.width), Int32(f.width / 2), Int32(f.width / 2))
             im.range = f.range
-            return cv_tracker_process(handle, &im, pts, &m)
+            return hkcv_tracker_process(handle, &im, pts, &m)
         }
-        precondition(status == CV_OK, "process failed: \(status)")
+        precondition(status == HKCV_OK, "process failed: \(status)")
         return m
     }
 
-    func reset() { cv_tracker_reset(handle) }
+    func reset() { hkcv_tracker_reset(handle) }
 }
 
 // MARK: - metrics

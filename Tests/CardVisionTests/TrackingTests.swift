@@ -125,7 +125,7 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
         var s = scenes.scene()
         s.hfov_deg = 50
         s.distance_mm = Scenes.distance(forWidthRatio: 0.5, scene: s)
-        var last = cv_measurement()
+        var last = hkcv_measurement()
         for k in 0..<40 {
             s.yaw_deg = 35 * sin(Double(k) * 0.16)
             s.pitch_deg = 12 * cos(Double(k) * 0.11)
@@ -147,5 +147,8 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
         let n = Tracker().process(scenes.render(s))
         #expect(n.found == 1)
         #expect(n.touches_border == 1)
+        // The margin is the caller's: with none, 4 px from the border is inside.
+        let flush = Tracker { $0.border_margin = 0 }.process(scenes.render(s))
+        #expect(flush.found == 1 && flush.touches_border == 0)
     }
 }

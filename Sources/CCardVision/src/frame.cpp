@@ -12,52 +12,52 @@ namespace cardvision {
 
 static constexpr int kMaxDimension = 16384;
 
-static int plane_count(cv_pixel_format f) {
+static int plane_count(hkcv_pixel_format f) {
     switch (f) {
-    case CV_PIXEL_GRAY8: case CV_PIXEL_BGR: case CV_PIXEL_BGRA: return 1;
-    case CV_PIXEL_NV12: return 2;
-    case CV_PIXEL_I420: return 3;
+    case HKCV_PIXEL_GRAY8: case HKCV_PIXEL_BGR: case HKCV_PIXEL_BGRA: return 1;
+    case HKCV_PIXEL_NV12: return 2;
+    case HKCV_PIXEL_I420: return 3;
     }
     return 0;
 }
 
-cv_status validate_image(const cv_image *image) {
-    if (!image) return CV_ERR_NULL;
+hkcv_status validate_image(const hkcv_image *image) {
+    if (!image) return HKCV_ERR_NULL;
     const int f = image->format;
-    if (f < CV_PIXEL_GRAY8 || f > CV_PIXEL_BGRA) return CV_ERR_FORMAT;
+    if (f < HKCV_PIXEL_GRAY8 || f > HKCV_PIXEL_BGRA) return HKCV_ERR_FORMAT;
     const int w = image->width, h = image->height;
-    if (w <= 0 || h <= 0 || w > kMaxDimension || h > kMaxDimension) return CV_ERR_SIZE;
-    const bool chroma_subsampled = f == CV_PIXEL_I420 || f == CV_PIXEL_NV12;
-    if (chroma_subsampled && ((w & 1) || (h & 1))) return CV_ERR_SIZE;
+    if (w <= 0 || h <= 0 || w > kMaxDimension || h > kMaxDimension) return HKCV_ERR_SIZE;
+    const bool chroma_subsampled = f == HKCV_PIXEL_I420 || f == HKCV_PIXEL_NV12;
+    if (chroma_subsampled && ((w & 1) || (h & 1))) return HKCV_ERR_SIZE;
     const int n = plane_count(image->format);
     for (int i = 0; i < n; ++i)
-        if (!image->planes[i]) return CV_ERR_NULL;
+        if (!image->planes[i]) return HKCV_ERR_NULL;
     int row_bytes[3] = {w, 0, 0};
     switch (image->format) {
-    case CV_PIXEL_BGR: row_bytes[0] = 3 * w; break;
-    case CV_PIXEL_BGRA: row_bytes[0] = 4 * w; break;
-    case CV_PIXEL_NV12: row_bytes[1] = w; break;            // w/2 UV pairs
-    case CV_PIXEL_I420: row_bytes[1] = row_bytes[2] = w / 2; break;
+    case HKCV_PIXEL_BGR: row_bytes[0] = 3 * w; break;
+    case HKCV_PIXEL_BGRA: row_bytes[0] = 4 * w; break;
+    case HKCV_PIXEL_NV12: row_bytes[1] = w; break;            // w/2 UV pairs
+    case HKCV_PIXEL_I420: row_bytes[1] = row_bytes[2] = w / 2; break;
     default: break;
     }
     for (int i = 0; i < n; ++i)
-        if (image->strides[i] < row_bytes[i]) return CV_ERR_STRIDE;
-    return CV_OK;
+        if (image->strides[i] < row_bytes[i]) return HKCV_ERR_STRIDE;
+    return HKCV_OK;
 }
 
 static cv::Mat wrap(const uint8_t *p, int rows, int cols, int type, int stride) {
     return cv::Mat(rows, cols, type, const_cast<uint8_t *>(p), size_t(stride));
 }
 
-cv::Mat luma_of(const cv_image &im, cv::Mat &scratch) {
+cv::Mat luma_of(const hkcv_image &im, cv::Mat &scratch) {
     switch (im.format) {
-    case CV_PIXEL_GRAY8: case CV_PIXEL_I420: case CV_PIXEL_NV12:
+    case HKCV_PIXEL_GRAY8: case HKCV_PIXEL_I420: case HKCV_PIXEL_NV12:
         return wrap(im.planes[0], im.height, im.width, CV_8UC1, im.strides[0]);
-    case CV_PIXEL_BGR:
+    case HKCV_PIXEL_BGR:
         cv::cvtColor(wrap(im.planes[0], im.height, im.width, CV_8UC3, im.strides[0]), scratch,
                      cv::COLOR_BGR2GRAY);
         return scratch;
-    case CV_PIXEL_BGRA:
+    case HKCV_PIXEL_BGRA:
         cv::cvtColor(wrap(im.planes[0], im.height, im.width, CV_8UC4, im.strides[0]), scratch,
                      cv::COLOR_BGRA2GRAY);
         return scratch;
@@ -65,13 +65,13 @@ cv::Mat luma_of(const cv_image &im, cv::Mat &scratch) {
     return cv::Mat();
 }
 
-Chroma chroma_of(const cv_image &im) {
+Chroma chroma_of(const hkcv_image &im) {
     Chroma c;
     const int w = (im.width + 1) / 2, h = (im.height + 1) / 2;
-    if (im.format == CV_PIXEL_I420) {
+    if (im.format == HKCV_PIXEL_I420) {
         c.u = wrap(im.planes[1], h, w, CV_8UC1, im.strides[1]);
         c.v = wrap(im.planes[2], h, w, CV_8UC1, im.strides[2]);
-    } else if (im.format == CV_PIXEL_NV12) {
+    } else if (im.format == HKCV_PIXEL_NV12) {
         c.uv = wrap(im.planes[1], h, w, CV_8UC2, im.strides[1]);
     }
     return c;
@@ -79,16 +79,16 @@ Chroma chroma_of(const cv_image &im) {
 
 // Y'CbCr to BGR with the stream's range and matrix: limited-range levels
 // are stretched to 0-255 first (Y' - 16) * 255/219, (C - 128) * 255/224.
-static cv::Mat yuv_to_bgr(const cv::Mat &y, const cv::Mat &u_half, const cv::Mat &v_half, cv_color_range range,
-                          cv_color_matrix matrix) {
+static cv::Mat yuv_to_bgr(const cv::Mat &y, const cv::Mat &u_half, const cv::Mat &v_half, hkcv_color_range range,
+                          hkcv_color_matrix matrix) {
     cv::Mat u, v, yuv, bgr;
     cv::resize(u_half, u, y.size(), 0, 0, cv::INTER_LINEAR);
     cv::resize(v_half, v, y.size(), 0, 0, cv::INTER_LINEAR);
     cv::merge(std::vector<cv::Mat>{y, u, v}, yuv);
-    const bool limited = range == CV_RANGE_LIMITED;
+    const bool limited = range == HKCV_RANGE_LIMITED;
     const float ys = limited ? 255.f / 219.f : 1.f, cs = limited ? 255.f / 224.f : 1.f, y0 = limited ? 16.f : 0.f;
     // B = Y + b_cb Cb, G = Y + g_cb Cb + g_cr Cr, R = Y + r_cr Cr.
-    const bool hd = matrix == CV_MATRIX_BT709;
+    const bool hd = matrix == HKCV_MATRIX_BT709;
     const float b_cb = hd ? 1.8556f : 1.772f, g_cb = hd ? -0.187324f : -0.344136f,
                 g_cr = hd ? -0.468124f : -0.714136f, r_cr = hd ? 1.5748f : 1.402f;
     const cv::Matx34f m(ys, b_cb * cs, 0.f, -ys * y0 - b_cb * cs * 128.f,
@@ -98,32 +98,32 @@ static cv::Mat yuv_to_bgr(const cv::Mat &y, const cv::Mat &u_half, const cv::Mat
     return bgr;
 }
 
-ColourRaster warp_colour(const cv_image &im, const cv::Matx33d &H, int w, int h) {
+ColourRaster warp_colour(const hkcv_image &im, const cv::Matx33d &H, int w, int h) {
     ColourRaster raster;
     raster.range = im.range;
     raster.matrix = im.matrix;
     const int flags = cv::INTER_LINEAR | cv::WARP_INVERSE_MAP;
     const cv::Size size(w, h);
     switch (im.format) {
-    case CV_PIXEL_GRAY8: {
+    case HKCV_PIXEL_GRAY8: {
         cv::Mat g;
         cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC1, im.strides[0]), g, H,
                             size, flags, cv::BORDER_REPLICATE);
         cv::cvtColor(g, raster.bgr, cv::COLOR_GRAY2BGR);
         return raster;
     }
-    case CV_PIXEL_BGR:
+    case HKCV_PIXEL_BGR:
         cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC3, im.strides[0]), raster.bgr, H,
                             size, flags, cv::BORDER_REPLICATE);
         return raster;
-    case CV_PIXEL_BGRA: {
+    case HKCV_PIXEL_BGRA: {
         cv::Mat a;
         cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC4, im.strides[0]), a, H,
                             size, flags, cv::BORDER_REPLICATE);
         cv::cvtColor(a, raster.bgr, cv::COLOR_BGRA2BGR);
         return raster;
     }
-    case CV_PIXEL_I420: case CV_PIXEL_NV12: {
+    case HKCV_PIXEL_I420: case HKCV_PIXEL_NV12: {
         // Warp each plane on its own grid. A chroma sample (i) sits at luma
         // coordinate 2i + 0.5, so raster-chroma -> image-chroma is
         // A * H * B with B: c -> 2c + 0.5 and A: x -> (x - 0.5) / 2.
@@ -135,7 +135,7 @@ ColourRaster warp_colour(const cv_image &im, const cv::Matx33d &H, int w, int h)
         cv::Mat y, u, v;
         cv::warpPerspective(wrap(im.planes[0], im.height, im.width, CV_8UC1, im.strides[0]), y, H,
                             size, flags, cv::BORDER_REPLICATE);
-        if (im.format == CV_PIXEL_I420) {
+        if (im.format == HKCV_PIXEL_I420) {
             cv::warpPerspective(wrap(im.planes[1], ch, cw, CV_8UC1, im.strides[1]), u, Hc, half, flags,
                                 cv::BORDER_REPLICATE);
             cv::warpPerspective(wrap(im.planes[2], ch, cw, CV_8UC1, im.strides[2]), v, Hc, half, flags,
@@ -158,7 +158,7 @@ ColourRaster warp_colour(const cv_image &im, const cv::Matx33d &H, int w, int h)
     return raster;
 }
 
-void CardCrop::assign(const cv_image &im, const Quad &card) {
+void CardCrop::assign(const hkcv_image &im, const Quad &card) {
     // Bilinear warps read one pixel beyond the quad, chroma twice that in
     // luma pixels; 4 keeps every read inside the crop, so the still is the
     // same as one warped from the whole frame.
@@ -166,7 +166,7 @@ void CardCrop::assign(const cv_image &im, const Quad &card) {
     cv::Rect b = cv::boundingRect(std::vector<cv::Point2f>(card.begin(), card.end()));
     b = cv::Rect(b.x - kMargin, b.y - kMargin, b.width + 2 * kMargin, b.height + 2 * kMargin) &
         cv::Rect(0, 0, im.width, im.height);
-    const bool subsampled = im.format == CV_PIXEL_I420 || im.format == CV_PIXEL_NV12;
+    const bool subsampled = im.format == HKCV_PIXEL_I420 || im.format == HKCV_PIXEL_NV12;
     if (subsampled) {  // whole chroma samples: even origin and size
         const int x0 = b.x & ~1, y0 = b.y & ~1;
         b = cv::Rect(x0, y0, (b.br().x - x0 + 1) & ~1, (b.br().y - y0 + 1) & ~1) & cv::Rect(0, 0, im.width, im.height);
@@ -178,10 +178,10 @@ void CardCrop::assign(const cv_image &im, const Quad &card) {
     // Bytes per pixel of each plane, and each plane's sampling (1 or 2).
     int bpp[3] = {1, 0, 0}, sub = subsampled ? 2 : 1, n = 1;
     switch (im.format) {
-    case CV_PIXEL_BGR: bpp[0] = 3; break;
-    case CV_PIXEL_BGRA: bpp[0] = 4; break;
-    case CV_PIXEL_NV12: bpp[1] = 2; n = 2; break;
-    case CV_PIXEL_I420: bpp[1] = bpp[2] = 1; n = 3; break;
+    case HKCV_PIXEL_BGR: bpp[0] = 3; break;
+    case HKCV_PIXEL_BGRA: bpp[0] = 4; break;
+    case HKCV_PIXEL_NV12: bpp[1] = 2; n = 2; break;
+    case HKCV_PIXEL_I420: bpp[1] = bpp[2] = 1; n = 3; break;
     default: break;
     }
     for (int i = 0; i < 3; ++i) {
@@ -195,8 +195,8 @@ void CardCrop::assign(const cv_image &im, const Quad &card) {
     for (int i = 0; i < 4; ++i) quad[i] = card[i] - cv::Point2f(float(b.x), float(b.y));
 }
 
-cv_image CardCrop::view() const {
-    cv_image im{};
+hkcv_image CardCrop::view() const {
+    hkcv_image im{};
     im.format = format;
     im.range = range;
     im.matrix = matrix;

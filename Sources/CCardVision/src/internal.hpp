@@ -71,11 +71,11 @@ bool encloses(const Quad &outer, const Quad &inner, float tolerance);
 cv::Matx33d raster_to_quad(const Quad &q, int w, int h);
 
 // ---- frame.cpp ----------------------------------------------------------
-// Checks an input image; CV_OK or the error to return.
-cv_status validate_image(const cv_image *image);
+// Checks an input image; HKCV_OK or the error to return.
+hkcv_status validate_image(const hkcv_image *image);
 // Luma plane as a cv::Mat: wraps the Y plane (no copy) for GRAY8/I420/NV12,
 // converts BGR/BGRA into scratch.
-cv::Mat luma_of(const cv_image &image, cv::Mat &scratch);
+cv::Mat luma_of(const hkcv_image &image, cv::Mat &scratch);
 // The colour-difference planes at half size, wrapped (no copy), when the
 // frame has them: U and V for I420, interleaved UV for NV12; empty for
 // grey and BGR input. The search looks at colour edges too: a light green
@@ -84,7 +84,7 @@ struct Chroma {
     cv::Mat u, v, uv;
     bool empty() const { return u.empty() && uv.empty(); }
 };
-Chroma chroma_of(const cv_image &image);
+Chroma chroma_of(const hkcv_image &image);
 // The card face warped from the source planes, in the source's colour
 // space: BGR for RGB-like and grey input, separate Y and half-size U, V
 // planes for YUV input (converted only when someone asks for BGR, because
@@ -93,15 +93,15 @@ Chroma chroma_of(const cv_image &image);
 struct ColourRaster {
     cv::Mat bgr;
     cv::Mat y, u, v;
-    cv_color_range range = CV_RANGE_FULL;    // of y, u, v
-    cv_color_matrix matrix = CV_MATRIX_BT601;
+    hkcv_color_range range = HKCV_RANGE_FULL;    // of y, u, v
+    hkcv_color_matrix matrix = HKCV_MATRIX_BT601;
     bool empty() const { return bgr.empty() && y.empty(); }
     cv::Size size() const { return bgr.empty() ? y.size() : bgr.size(); }
     cv::Mat to_bgr() const;
 };
 // Warps the card face from the source planes into a (w x h) raster; H maps
 // raster pixels to full-resolution image pixels.
-ColourRaster warp_colour(const cv_image &image, const cv::Matx33d &H, int w, int h);
+ColourRaster warp_colour(const hkcv_image &image, const cv::Matx33d &H, int w, int h);
 
 // The pixels around a card, copied out of a frame the caller will reuse:
 // the card's bounding box (plus a margin for the warp's interpolation) cut
@@ -109,15 +109,15 @@ ColourRaster warp_colour(const cv_image &image, const cv::Matx33d &H, int w, int
 // then a copy of a few hundred kB; the warp to a still waits until someone
 // asks for one (a session keeps dozens of candidates and encodes two).
 struct CardCrop {
-    cv_pixel_format format = CV_PIXEL_GRAY8;
-    cv_color_range range = CV_RANGE_FULL;
-    cv_color_matrix matrix = CV_MATRIX_BT601;
+    hkcv_pixel_format format = HKCV_PIXEL_GRAY8;
+    hkcv_color_range range = HKCV_RANGE_FULL;
+    hkcv_color_matrix matrix = HKCV_MATRIX_BT601;
     cv::Rect box;       // where the crop was in the frame
     cv::Mat planes[3];  // owned copies, rows x bytes
     Quad quad{};        // the card, in crop coordinates
     bool empty() const { return planes[0].empty(); }
-    void assign(const cv_image &image, const Quad &card);
-    cv_image view() const;
+    void assign(const hkcv_image &image, const Quad &card);
+    hkcv_image view() const;
 };
 
 // ---- detect.cpp ---------------------------------------------------------
@@ -236,9 +236,9 @@ struct PhotometryScratch {
 Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma, PhotometryScratch &scratch);
 
 // ---- still.cpp (the rest in still.hpp) ---------------------------------
-cv::Rect2d portrait_area(cv_card_type type);
+cv::Rect2d portrait_area(hkcv_card_type type);
 // The layout's portrait area in pixels of a rectified still.
-cv::Rect portrait_region(const cv::Mat &still, cv_card_type type);
+cv::Rect portrait_region(const cv::Mat &still, hkcv_card_type type);
 // The head around the largest face the cascade finds in the portrait area
 // (grey), in the area's coordinates; none when it finds no face.
 std::optional<cv::Rect> find_head(const cv::Mat &portrait_gray, cv::CascadeClassifier &cascade);

@@ -24,13 +24,13 @@ namespace cardvision {
 // cv::FeatureEvaluator::LBP; the enum is private to OpenCV's objdetect.
 static constexpr int kLbpFeatures = 1;
 
-cv::Rect2d portrait_area(cv_card_type type) {
+cv::Rect2d portrait_area(hkcv_card_type type) {
     // Fractions of the card face (x, y, w, h), generous around the photo.
-    if (type == CV_CARD_2003) return {0.56, 0.16, 0.42, 0.80};
+    if (type == HKCV_CARD_2003) return {0.56, 0.16, 0.42, 0.80};
     return {0.02, 0.16, 0.42, 0.80};
 }
 
-cv::Rect portrait_region(const cv::Mat &still, cv_card_type type) {
+cv::Rect portrait_region(const cv::Mat &still, hkcv_card_type type) {
     const cv::Rect2d a = portrait_area(type);
     cv::Rect area(int(a.x * still.cols), int(a.y * still.rows), int(a.width * still.cols),
                   int(a.height * still.rows));
@@ -116,7 +116,7 @@ std::optional<cv::Rect> FaceFinder::find(const cv::Mat &portrait_gray) {
     return std::nullopt;
 }
 
-Still::Still(const cv_image &frame, const Quad &card, int64_t pts, const cv_config &config,
+Still::Still(const hkcv_image &frame, const Quad &card, int64_t pts, const hkcv_config &config,
              std::shared_ptr<FaceFinder> faces)
     : source_([&] {
           CardCrop crop;
@@ -156,10 +156,10 @@ void Still::head_region(cv::Rect &rect, cv::Size &still_size, bool &face_found) 
     still_size = bgr().size();
 }
 
-cv_status Still::encode(cv_still_kind kind, std::vector<uint8_t> &jpeg) {
+hkcv_status Still::encode(hkcv_still_kind kind, std::vector<uint8_t> &jpeg) {
     std::lock_guard<std::mutex> lock(mutex_);
     cv::Mat picture = bgr();
-    if (kind == CV_STILL_HEAD) {
+    if (kind == HKCV_STILL_HEAD) {
         cv::Rect rect;
         bool face = false;
         find_head(rect, face);
@@ -169,10 +169,10 @@ cv_status Still::encode(cv_still_kind kind, std::vector<uint8_t> &jpeg) {
     size_t length = 0;
     if (cardvision_encode_jpeg_bgr(picture.ptr<uint8_t>(), picture.cols, picture.rows, int(picture.step[0]),
                                    jpeg_quality_, &encoded, &length) != 0)
-        return CV_ERR_INTERNAL;
+        return HKCV_ERR_INTERNAL;
     jpeg.assign(encoded, encoded + length);
     std::free(encoded);
-    return CV_OK;
+    return HKCV_OK;
 }
 
 }  // namespace cardvision

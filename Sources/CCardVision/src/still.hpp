@@ -43,12 +43,12 @@ private:
 
 class Still {
 public:
-    Still(const cv_image &frame, const Quad &card, int64_t pts, const cv_config &config,
+    Still(const hkcv_image &frame, const Quad &card, int64_t pts, const hkcv_config &config,
           std::shared_ptr<FaceFinder> faces);
 
     int64_t pts() const { return pts_; }
     // JPEG of the rectified card or of its head crop.
-    cv_status encode(cv_still_kind kind, std::vector<uint8_t> &jpeg);
+    hkcv_status encode(hkcv_still_kind kind, std::vector<uint8_t> &jpeg);
     // The head crop's rectangle in the rectified still, and the still's size.
     void head_region(cv::Rect &rect, cv::Size &still_size, bool &face_found);
 
@@ -59,7 +59,7 @@ private:
     const CardCrop source_;
     const int64_t pts_;
     const int width_, jpeg_quality_;
-    const cv_card_type card_type_;
+    const hkcv_card_type card_type_;
     const std::shared_ptr<FaceFinder> faces_;
 
     // Filled on first use; a still asked for from two threads is rectified once.

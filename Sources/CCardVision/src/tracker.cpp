@@ -13,7 +13,7 @@
 
 namespace cardvision {
 
-Tracker::Tracker(const cv_config &config)
+Tracker::Tracker(const hkcv_config &config)
     : config_(config), faces_(std::make_shared<FaceFinder>(config.face_cascade_path)) {
     config_.face_cascade_path = nullptr;  // do not keep the caller's pointer
 }
@@ -83,8 +83,8 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     return polish(luma, predicted, radius, focal);
 }
 
-void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out) {
-    out = cv_measurement{};
+void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement &out) {
+    out = hkcv_measurement{};
     out.pts_ns = pts_ns;
     cv::Mat luma = luma_of(image, luma_scratch_);
     chroma_ = chroma_of(image);
@@ -215,13 +215,13 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
     out.roll = float(roll);
     out.speed_dps = float(speed_);
     out.width_ratio = float(mean_width(q) / size.width);
-    const float mx = 0.01f * size.width, my = 0.01f * size.height;
+    const float mx = float(config_.border_margin * size.width), my = float(config_.border_margin * size.height);
     for (auto &p : q)
         if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) out.touches_border = 1;
     // glare_luma is a full-range level; limited-range luma reaches the
     // same brightness at 16 + 219/255 of it (a saturated sensor gives 235).
-    const bool limited = image.range == CV_RANGE_LIMITED &&
-                         (image.format == CV_PIXEL_I420 || image.format == CV_PIXEL_NV12);
+    const bool limited = image.range == HKCV_RANGE_LIMITED &&
+                         (image.format == HKCV_PIXEL_I420 || image.format == HKCV_PIXEL_NV12);
     const int glare_level = limited ? int(std::lround(16 + config_.glare_luma * 219.0 / 255.0)) : config_.glare_luma;
     Photometry ph = measure_photometry(luma, q, glare_level, photometry_);
     out.glare = ph.glare;
@@ -236,7 +236,7 @@ void Tracker::process(const cv_image &image, int64_t pts_ns, cv_measurement &out
     }
 }
 
-void Tracker::keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts) {
+void Tracker::keep_still_if_better(const hkcv_image &image, const Quad &q, double score, int64_t pts) {
     if (still_ && score <= still_score_ + 0.01) return;
     // A copy of the card's pixels, not yet the still: most candidates are
     // replaced by a better view before anyone asks for one, and warping

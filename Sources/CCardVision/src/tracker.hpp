@@ -10,12 +10,12 @@ namespace cardvision {
 
 class Tracker {
 public:
-    explicit Tracker(const cv_config &config);
+    explicit Tracker(const hkcv_config &config);
 
     void reset();
-    void set_card_type(cv_card_type t) { config_.card_type = t; }
+    void set_card_type(hkcv_card_type t) { config_.card_type = t; }
     // image has been validated.
-    void process(const cv_image &image, int64_t pts_ns, cv_measurement &out);
+    void process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement &out);
 
     // The kept still, or null; it stays valid after the tracker moves on.
     std::shared_ptr<Still> still() const { return still_; }
@@ -30,9 +30,9 @@ private:
     std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
                                      bool trusted_guess = false);
     void lose();
-    void keep_still_if_better(const cv_image &image, const Quad &q, double score, int64_t pts);
+    void keep_still_if_better(const hkcv_image &image, const Quad &q, double score, int64_t pts);
 
-    cv_config config_;
+    hkcv_config config_;
     std::shared_ptr<FaceFinder> faces_;
 
     // Tracking state.
