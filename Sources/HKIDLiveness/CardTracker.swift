@@ -67,6 +67,18 @@ final class CardTracker {
         return CardMeasurement(out)
     }
 
+    /// The liveness evidence gathered since the last reset.
+    func liveness() -> LivenessEvidence {
+        var out = hkcv_liveness()
+        let status = hkcv_tracker_liveness(handle, &out)
+        guard status == HKCV_OK else {
+            logger.warning("hkcv_tracker_liveness failed",
+                           metadata: ["status": "\(String(cString: hkcv_status_string(status.rawValue)))"])
+            return LivenessEvidence()
+        }
+        return LivenessEvidence(out)
+    }
+
     func setCardType(_ type: CardType) {
         let status = hkcv_tracker_set_card_type(handle, type.cValue)
         if status == HKCV_OK {

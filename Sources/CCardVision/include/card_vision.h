@@ -149,6 +149,46 @@ typedef struct hkcv_measurement {
 hkcv_status hkcv_tracker_process(hkcv_tracker *tracker, const hkcv_image *image, int64_t pts_ns,
                                  hkcv_measurement *out);
 
+/* ---- Liveness evidence ------------------------------------------------- */
+
+/* What the tracked frames since the last reset say about the card's
+ * material, for the liveness checks (HKIDLiveness judges; this only
+ * measures). Every tracked frame adds to it at a small fixed cost: the card
+ * is rectified to a small grid of colour cells.
+ *
+ * Levels are on a full-range 0-255 scale whatever the input's range, and
+ * colour shifts are rescaled as if the card's white were at 200, so dim and
+ * bright video measure alike. */
+typedef enum hkcv_pose_bin {
+    HKCV_POSE_FRONT = 0,        /* |yaw| and |pitch| below 6 degrees */
+    HKCV_POSE_YAW_POS = 1,      /* yaw at least 15 degrees (and the larger of the two angles) */
+    HKCV_POSE_YAW_NEG = 2,
+    HKCV_POSE_PITCH_POS = 3,
+    HKCV_POSE_PITCH_NEG = 4,
+    HKCV_POSE_BINS = 5
+} hkcv_pose_bin;
+
+typedef struct hkcv_liveness {
+    int frames;                 /* tracked frames measured */
+    int pose_frames[HKCV_POSE_BINS]; /* of which in each pose bin (frames between bins count in none) */
+    float ovi_shift;            /* optically variable print: the largest change of a card area's colour
+                                   (Cb/Cr distance, after removing the whole card's shift) between two pose
+                                   bins holding at least 2 frames each; -1 when fewer than two such bins */
+    float ovi_area;             /* fraction of the card's cells whose colour moves by more than 6 levels
+                                   between the same two bins; -1 as above */
+    float chroma;               /* 99th percentile of the card's colour saturation (Cb/Cr distance from grey),
+                                   median over frames; -1 before the first frame */
+    float black_level;          /* the card's 2nd percentile luma over its 98th, median over frames: print
+                                   on a card is near black, a screen's or a copy's black is lifted; -1 before
+                                   the first frame */
+    float fine_print;           /* mean absolute Laplacian of the rectified luma over its 2nd-98th percentile
+                                   range, median over front-on frames: a copy or a re-filmed screen loses the
+                                   finest print; -1 before the first front-on frame */
+} hkcv_liveness;
+
+/* The evidence gathered since the last reset. */
+hkcv_status hkcv_tracker_liveness(const hkcv_tracker *tracker, hkcv_liveness *out);
+
 /* ---- The still --------------------------------------------------------- */
 
 /* The best front-on still kept since the last reset (sharpest, least glare),

@@ -189,6 +189,17 @@ int64_t hkcv_still_pts(const hkcv_still *still) { return still ? still->impl->pt
 
 void hkcv_still_release(hkcv_still *still) { delete still; }
 
+hkcv_status hkcv_tracker_liveness(const hkcv_tracker *t, hkcv_liveness *out) {
+    if (out) *out = hkcv_liveness{};
+    if (!t || !out) return HKCV_ERR_NULL;
+    try {
+        *out = t->impl.liveness().summary();
+        return HKCV_OK;
+    } catch (...) {
+        return HKCV_ERR_INTERNAL;
+    }
+}
+
 void hkcv_buffer_free(hkcv_buffer *b) {
     if (!b) return;
     std::free(b->data);

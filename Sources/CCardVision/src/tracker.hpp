@@ -2,6 +2,7 @@
 // and the best front-on still.
 #pragma once
 
+#include "liveness.hpp"
 #include "still.hpp"
 
 #include <memory>
@@ -16,6 +17,8 @@ public:
     void set_card_type(hkcv_card_type t) { config_.card_type = t; }
     // image has been validated.
     void process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement &out);
+
+    const LivenessEvidence &liveness() const { return liveness_; }
 
     // The kept still, or null; it stays valid after the tracker moves on.
     std::shared_ptr<Still> still() const { return still_; }
@@ -58,6 +61,8 @@ private:
     bool has_pose_ = false;
     double yaw_ = 0, pitch_ = 0, roll_ = 0, speed_ = 0;
     FocalEstimator focal_;
+
+    LivenessEvidence liveness_;
 
     // The best front-on view so far, and how good it was.
     std::shared_ptr<Still> still_;

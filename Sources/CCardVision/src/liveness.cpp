@@ -1,0 +1,210 @@
+// liveness.cpp — what the tracked frames say about the card's material.
+//
+// Three things a copy or a re-filmed screen cannot fake, measured on the
+// card rectified to a small raster on every tracked frame (about 0.1 ms):
+//
+// * Optically variable print. A genuine card carries ink or a hologram
+//   whose hue changes with the viewing angle; a print of it is frozen. The
+//   card is divided into 32 x 20 cells; each pose bin (front-on, turned each
+//   way on each axis) accumulates each cell's mean colour. Between two bins
+//   a cell's change is the chord of its hue change at the smaller of its two
+//   saturations: a hue that turns scores, a thumb that slides over white
+//   card (a saturation change, not a hue change) does not, and the whole
+//   card's shift (white balance following the light) is removed first. No
+//   mask per card design: whichever cells move, move.
+// * Colour. A black-and-white copy has none.
+// * Black level. Print on a card is near black; a screen's black and a
+//   copier's toner on paper are lifted towards the white.
+//
+// Levels are converted to a full-range scale with the stream's range, and
+// colour is rescaled as if the card's white were 200, so a dim room and a
+// bright one measure alike.
+#include "liveness.hpp"
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace cardvision {
+
+namespace {
+
+constexpr int kRasterW = 256, kRasterH = 160;  // luma; chroma is half that
+constexpr double kFrontDeg = 6, kTurnedDeg = 15;
+constexpr int kMinBinFrames = 2;
+constexpr float kMovingCell = 6;  // levels: a cell "moves" beyond this
+
+int pose_bin(double yaw, double pitch) {
+    const double a = std::max(std::abs(yaw), std::abs(pitch));
+    if (a < kFrontDeg) return HKCV_POSE_FRONT;
+    if (a < kTurnedDeg) return -1;
+    if (std::abs(yaw) >= std::abs(pitch)) return yaw > 0 ? HKCV_POSE_YAW_POS : HKCV_POSE_YAW_NEG;
+    return pitch > 0 ? HKCV_POSE_PITCH_POS : HKCV_POSE_PITCH_NEG;
+}
+
+// The p-th percentile (0..1) of an 8-bit image's values inside roi.
+int percentile(const cv::Mat &m, double p) {
+    int hist[256] = {0};
+    for (int r = 0; r < m.rows; ++r) {
+        const uint8_t *row = m.ptr<uint8_t>(r);
+        for (int c = 0; c < m.cols; ++c) ++hist[row[c]];
+    }
+    const long target = long(p * double(m.total()));
+    long seen = 0;
+    for (int v = 0; v < 256; ++v) {
+        seen += hist[v];
+        if (seen > target) return v;
+    }
+    return 255;
+}
+
+float median(std::vector<float> v) {
+    if (v.empty()) return -1;
+    const size_t mid = v.size() / 2;
+    std::nth_element(v.begin(), v.begin() + long(mid), v.end());
+    return v[mid];
+}
+
+}  // namespace
+
+void LivenessEvidence::reset() {
+    for (auto &sums : cell_sums_) sums.clear();
+    bin_frames_.fill(0);
+    frames_ = 0;
+    chroma_.clear();
+    black_.clear();
+    fine_print_.clear();
+}
+
+void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, double pitch) {
+    const std::vector<cv::Point2f> raster = {{0, 0}, {float(kRasterW), 0}, {float(kRasterW), float(kRasterH)},
+                                             {0, float(kRasterH)}};
+    const cv::Matx33d H = cv::getPerspectiveTransform(raster, std::vector<cv::Point2f>(q.begin(), q.end()));
+    ColourRaster card = warp_colour(image, H, kRasterW, kRasterH);
+    if (card.empty()) return;
+
+    // Full-range Y, and Cb, Cr centred on 0, whatever the input.
+    cv::Mat y8;
+    cv::Mat cb, cr;  // float, half size
+    const bool yuv = !card.y.empty();
+    if (yuv) {
+        y8 = card.y;
+        card.u.convertTo(cb, CV_32F);
+        card.v.convertTo(cr, CV_32F);
+        if (card.range == HKCV_RANGE_LIMITED) {
+            y8.convertTo(y_, CV_8U, 255.0 / 219.0, -16.0 * 255.0 / 219.0);
+            y8 = y_;
+            cb = (cb - 128.f) * (255.f / 224.f);
+            cr = (cr - 128.f) * (255.f / 224.f);
+        } else {
+            cb -= 128.f;
+            cr -= 128.f;
+        }
+    } else {
+        cv::Mat ycc, parts[3];
+        cv::cvtColor(card.bgr, ycc, cv::COLOR_BGR2YCrCb);
+        cv::split(ycc, parts);
+        y8 = parts[0];
+        cv::Mat crf, cbf;
+        cv::resize(parts[1], crf, cv::Size(kRasterW / 2, kRasterH / 2), 0, 0, cv::INTER_AREA);
+        cv::resize(parts[2], cbf, cv::Size(kRasterW / 2, kRasterH / 2), 0, 0, cv::INTER_AREA);
+        crf.convertTo(cr, CV_32F, 1.0, -128.0);
+        cbf.convertTo(cb, CV_32F, 1.0, -128.0);
+    }
+
+    // The card's inside: 6 % in from each edge, where rounded corners,
+    // the outline's last pixel of error and fingers on the edge are.
+    const int mx = kRasterW * 6 / 100, my = kRasterH * 6 / 100;
+    const cv::Mat inner = y8(cv::Rect(mx, my, kRasterW - 2 * mx, kRasterH - 2 * my));
+    const int p2 = percentile(inner, 0.02), p98 = percentile(inner, 0.98);
+    const float white = float(std::max(p98, 40));
+    const float gain = 200.f / white;
+    ++frames_;
+    black_.push_back(p98 > 0 ? float(p2) / float(p98) : 1.f);
+
+    cv::Mat mag;
+    cv::magnitude(cb, cr, mag);
+    {
+        const cv::Mat m = mag(cv::Rect(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my)).clone();
+        std::vector<float> v(m.begin<float>(), m.end<float>());
+        const size_t k = size_t(0.99 * double(v.size() - 1));
+        std::nth_element(v.begin(), v.begin() + long(k), v.end());
+        chroma_.push_back(v[k] * gain);
+    }
+
+    const int bin = pose_bin(yaw, pitch);
+    if (bin == HKCV_POSE_FRONT && p98 > p2) {
+        cv::Laplacian(inner, lap_, CV_16S);
+        fine_print_.push_back(float(cv::mean(cv::abs(lap_))[0] / double(p98 - p2)));
+    }
+    if (bin < 0) return;
+    cv::Mat cells_cb, cells_cr;
+    cv::resize(cb, cells_cb, cv::Size(kCols, kRows), 0, 0, cv::INTER_AREA);
+    cv::resize(cr, cells_cr, cv::Size(kCols, kRows), 0, 0, cv::INTER_AREA);
+    auto &sums = cell_sums_[size_t(bin)];
+    if (sums.empty()) sums.assign(size_t(kCols * kRows), cv::Vec2f(0, 0));
+    for (int r = 0; r < kRows; ++r)
+        for (int c = 0; c < kCols; ++c)
+            sums[size_t(r * kCols + c)] += cv::Vec2f(cells_cb.at<float>(r, c), cells_cr.at<float>(r, c)) * gain;
+    ++bin_frames_[size_t(bin)];
+}
+
+hkcv_liveness LivenessEvidence::summary() const {
+    hkcv_liveness out{};
+    out.frames = frames_;
+    for (int b = 0; b < kBins; ++b) out.pose_frames[b] = bin_frames_[size_t(b)];
+    out.chroma = median(chroma_);
+    out.black_level = median(black_);
+    out.fine_print = median(fine_print_);
+    out.ovi_shift = -1;
+    out.ovi_area = -1;
+
+    // Every pair of bins with enough frames; the outer ring of cells is
+    // left out (the card's edge, and whatever holds it).
+    for (int a = 0; a < kBins; ++a) {
+        if (bin_frames_[size_t(a)] < kMinBinFrames) continue;
+        for (int b = a + 1; b < kBins; ++b) {
+            if (bin_frames_[size_t(b)] < kMinBinFrames) continue;
+            const float na = 1.f / float(bin_frames_[size_t(a)]), nb = 1.f / float(bin_frames_[size_t(b)]);
+            std::vector<cv::Vec2f> ma, mb;
+            std::vector<float> dcb, dcr;
+            for (int r = 1; r < kRows - 1; ++r)
+                for (int c = 1; c < kCols - 1; ++c) {
+                    const size_t i = size_t(r * kCols + c);
+                    ma.push_back(cell_sums_[size_t(a)][i] * na);
+                    mb.push_back(cell_sums_[size_t(b)][i] * nb);
+                    dcb.push_back(mb.back()[0] - ma.back()[0]);
+                    dcr.push_back(mb.back()[1] - ma.back()[1]);
+                }
+            // The whole card's shift (the light's colour changes with the
+            // angle) is not the print's.
+            const cv::Vec2f shift(median(dcb), median(dcr));
+            std::vector<float> moved(ma.size());
+            int moving = 0;
+            for (size_t i = 0; i < ma.size(); ++i) {
+                const cv::Vec2f pa = ma[i], pb = mb[i] - shift;
+                const float sa = float(cv::norm(pa)), sb = float(cv::norm(pb));
+                const float s = std::min(sa, sb);
+                float chord = 0;
+                if (s > 1e-3f) {
+                    const float cosang = std::clamp(float(pa.dot(pb) / (sa * sb)), -1.f, 1.f);
+                    chord = s * std::sqrt(2.f * (1.f - cosang));  // 2 s sin(angle / 2)
+                }
+                moved[i] = chord;
+                if (chord > kMovingCell) ++moving;
+            }
+            // The third-largest cell: one or two cells at a printed edge
+            // that the outline's error smears are not a hologram.
+            std::nth_element(moved.begin(), moved.begin() + 2, moved.end(), std::greater<float>());
+            const float score = moved[2];
+            if (score > out.ovi_shift) {
+                out.ovi_shift = score;
+                out.ovi_area = float(moving) / float(moved.size());
+            }
+        }
+    }
+    return out;
+}
+
+}  // namespace cardvision

@@ -1,0 +1,30 @@
+// liveness.hpp — evidence about the card's material, gathered on every
+// tracked frame (card_vision.h, "Liveness evidence").
+#pragma once
+
+#include "internal.hpp"
+
+#include <array>
+#include <vector>
+
+namespace cardvision {
+
+class LivenessEvidence {
+public:
+    void reset();
+    // A tracked frame: the card at q with its filtered pose.
+    void add(const hkcv_image &image, const Quad &q, double yaw, double pitch);
+    hkcv_liveness summary() const;
+
+private:
+    static constexpr int kCols = 32, kRows = 20;  // colour cells over the card
+    static constexpr int kBins = HKCV_POSE_BINS;
+    // Per pose bin: the sum of each cell's (Cb, Cr), rescaled to a white of 200.
+    std::array<std::vector<cv::Vec2f>, kBins> cell_sums_;
+    std::array<int, kBins> bin_frames_{};
+    int frames_ = 0;
+    std::vector<float> chroma_, black_, fine_print_;
+    cv::Mat y_, cb_, cr_, lap_;  // scratch
+};
+
+}  // namespace cardvision
