@@ -67,6 +67,10 @@ public struct LivenessThresholds: Sendable, Hashable, Codable {
     public var blackLevel: Double = 0.22
     /// A card with less colour saturation than this is a grey copy.
     public var chroma: Double = 6
+    /// Tracked frames before the checks that need no rotation (black level,
+    /// colour) may end a session early: one second at 30 fps, so a moment
+    /// of a finger or a reflection over the card is outvoted.
+    public var minimumFrames: Int = 30
 
     public init() {}
 }
@@ -78,7 +82,8 @@ public struct LivenessCheck: Sendable, Hashable, Codable {
     /// The measured score; `nil` when it could not be measured.
     public var score: Double?
     public var threshold: Double
-    /// `"pass"`, `"fail"`, or `"unmeasured"`.
+    /// `"pass"`, `"fail"`, `"pending"` (interim: not measured yet), or
+    /// `"unmeasured"` (final: never measured, which fails).
     public var verdict: String
     /// The tracked frames the score was computed from.
     public var frames: Int
@@ -87,9 +92,11 @@ public struct LivenessCheck: Sendable, Hashable, Codable {
 /// The liveness decision of a session: every check, and the one verdict.
 public struct LivenessVerdict: Sendable, Hashable, Codable {
     public var mode: LivenessMode
-    /// `"genuine"` (every check passed), `"spoof"` (a check failed, or one
-    /// could not be measured on video), or `"unmeasured"` (no pixels were
-    /// seen: measurements fed without frames, which no check can judge).
+    /// `"genuine"` (every check passed), `"spoof"` (a check failed, or, in a
+    /// final verdict, one could not be measured on video), `"pending"` (an
+    /// interim verdict: nothing failed, something is not measured yet), or
+    /// `"unmeasured"` (no pixels were seen: measurements fed without frames,
+    /// which no check can judge).
     public var verdict: String
     /// How strongly the evidence says "attack", 0...1; 0.5 is the decision
     /// boundary (every check at its threshold). For ROC curves.
@@ -100,7 +107,13 @@ public struct LivenessVerdict: Sendable, Hashable, Codable {
     public var endsSession: Bool { mode == .enforce && verdict == "spoof" }
 
     /// Judges `evidence` (nil: no pixels were seen) against `thresholds`.
-    public init(evidence: LivenessEvidence?, thresholds: LivenessThresholds, mode: LivenessMode) {
+    ///
+    /// A `final` verdict (the flow completed, or the session ended) fails a
+    /// check that could not be measured on video: a card that never showed
+    /// the evidence does not pass. An interim one (the session goes on)
+    /// judges only the checks that need no rotation, and only from
+    /// `thresholds.minimumFrames` tracked frames on.
+    public init(evidence: LivenessEvidence?, thresholds: LivenessThresholds, mode: LivenessMode, final: Bool = true) {
         self.mode = mode
         guard let evidence, evidence.frames > 0 else {
             verdict = "unmeasured"
@@ -111,11 +124,22 @@ public struct LivenessVerdict: Sendable, Hashable, Codable {
         // Each check's score becomes an "attack ratio" r: r > 1 fails. The
         // session's spoof score is the largest ratio squashed into 0...1.
         var ratios: [Double] = []
-        func check(_ name: String, _ score: Double?, _ threshold: Double, higherIsGenuine: Bool,
+        var pending = false
+        // Interim: the colour moving with the pose waits for the flow's
+        // rotations; the rest waits for enough frames to outvote a moment.
+        func judgedNow(_ name: String) -> Bool {
+            final || (name != "opticallyVariable" && evidence.frames >= thresholds.minimumFrames)
+        }
+        func check(_ name: String, _ measured: Double?, _ threshold: Double, higherIsGenuine: Bool,
                    frames: Int) -> LivenessCheck {
-            guard let score else {
-                ratios.append(2)  // what cannot be measured on video fails closed
-                return LivenessCheck(name: name, score: nil, threshold: threshold, verdict: "unmeasured", frames: frames)
+            guard let score = measured, judgedNow(name) else {
+                if final {
+                    ratios.append(2)  // what cannot be measured on video fails closed
+                } else {
+                    pending = true
+                }
+                return LivenessCheck(name: name, score: measured.map { ($0 * 1000).rounded() / 1000 },
+                                     threshold: threshold, verdict: final ? "unmeasured" : "pending", frames: frames)
             }
             let r = higherIsGenuine ? threshold / max(score, 1e-6) : score / max(threshold, 1e-6)
             ratios.append(r)
@@ -130,7 +154,7 @@ public struct LivenessVerdict: Sendable, Hashable, Codable {
             check("chroma", evidence.chroma, thresholds.chroma, higherIsGenuine: true, frames: evidence.frames),
         ]
         let worst = ratios.max() ?? 0
-        verdict = worst > 1 ? "spoof" : "genuine"
+        verdict = worst > 1 ? "spoof" : pending ? "pending" : "genuine"
         // r / (1 + r): 0.5 at the threshold, monotonic, so AUC is unaffected.
         spoofScore = ((worst / (1 + worst)) * 1000).rounded() / 1000
     }
