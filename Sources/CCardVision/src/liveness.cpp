@@ -30,7 +30,7 @@ namespace cardvision {
 
 namespace {
 
-constexpr int kRasterW = 256, kRasterH = 160;  // luma; chroma is half that
+constexpr int kRasterW = 128, kRasterH = 80;  // luma; chroma is half that: 2 x 2 per cell
 constexpr double kFrontDeg = 6, kTurnedDeg = 15;
 constexpr int kMinBinFrames = 2;
 constexpr float kMovingCell = 6;  // levels: a cell "moves" beyond this
