@@ -132,6 +132,10 @@ struct SampleGenerator {
         scene.inner_frames = effects.inner_frames ? 1 : 0
         scene.background_lift = scenario.photos.background_lift
         scene.limited_range = scenario.encode.range == "limited" ? 1 : 0
+        scene.material = Scenario.materials[scenario.material] ?? CR_MATERIAL_GENUINE
+        scene.ovi = effects.ovi ? 1 : 0
+        scene.torch = t >= effects.torch_from ? effects.torch : 0
+        scene.screen_bezel = effects.screen_bezel
         withUnsafeMutableBytes(of: &scene.hands) { raw in
             let parts = raw.bindMemory(to: cr_hand_part.self)
             for (index, part) in effects.hands.prefix(parts.count).enumerated() {

@@ -1,3 +1,4 @@
+import CCardRender
 import Foundation
 import HKIDRegression
 
@@ -12,6 +13,10 @@ struct Scenario: Decodable {
     var size: [Int]
     var fps: Int = 30
     var seed: UInt64
+    /// What is in front of the camera: "genuine" (the card), "copy-colour"
+    /// or "copy-grey" (a paper copy of it), "screen" (a recording of the
+    /// genuine scene replayed on a screen and filmed).
+    var material: String = "genuine"
     /// Camera field of view, as the detector assumes by default.
     var hfov: Double = 62
     /// Where the card starts.
@@ -77,6 +82,15 @@ struct Scenario: Decodable {
         var hands: [HandPart] = []
         /// Bold printed boxes on the face: the portrait frame and an inset border.
         var inner_frames: Bool = false
+        /// The card's optically variable patch (every genuine card has one;
+        /// a copy has it printed at its front-on hue).
+        var ovi: Bool = true
+        /// The phone's torch, 0...1: a hotspot where the laminate mirrors the lens.
+        var torch: Double = 0
+        /// When the torch comes on, seconds (the SDK's sample app turns it on at RESET).
+        var torch_from: Double = 0
+        /// Material "screen": the share of the frame's width its dark bezel takes, 0...0.2.
+        var screen_bezel: Double = 0
     }
 
     /// A thumb lying on the card over an edge, or a palm behind the card
@@ -144,6 +158,10 @@ struct Scenario: Decodable {
     var duration: Double { moves.reduce(0) { $0 + ($1.hold ?? $1.over ?? 0) } }
 
     static let edges = ["top", "right", "bottom", "left"]
+    static let materials: [String: cr_material] = [
+        "genuine": CR_MATERIAL_GENUINE, "copy-colour": CR_MATERIAL_COLOUR_COPY,
+        "copy-grey": CR_MATERIAL_GREY_COPY, "screen": CR_MATERIAL_SCREEN,
+    ]
 
     static func load(_ path: String) throws -> Scenario {
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -153,6 +171,11 @@ struct Scenario: Decodable {
     func validate(_ path: String) throws {
         func fail(_ why: String) -> ScenarioError { ScenarioError(path: path, reason: why) }
         guard ["2018", "2003"].contains(card) else { throw fail("card must be \"2018\" or \"2003\"") }
+        guard Self.materials.keys.contains(material) else {
+            throw fail("material must be genuine, copy-colour, copy-grey or screen")
+        }
+        guard (0...1).contains(effects.torch) else { throw fail("effects.torch must be 0...1") }
+        guard (0...0.2).contains(effects.screen_bezel) else { throw fail("effects.screen_bezel must be 0...0.2") }
         guard size.count == 2, width >= 64, height >= 64, width % 2 == 0, height % 2 == 0 else {
             throw fail("size must be [width, height], even, at least 64")
         }
@@ -200,7 +223,7 @@ private extension KeyedDecodingContainer {
 
 extension Scenario {
     private enum CodingKeys: String, CodingKey {
-        case card, description, size, fps, seed, hfov, pose, moves, hand, effects, photos, encode, expect
+        case card, description, size, fps, seed, material, hfov, pose, moves, hand, effects, photos, encode, expect
     }
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -209,6 +232,7 @@ extension Scenario {
         size = try c.decode([Int].self, forKey: .size)
         fps = try c.decode(.fps, or: 30)
         seed = try c.decode(UInt64.self, forKey: .seed)
+        material = try c.decode(.material, or: "genuine")
         hfov = try c.decode(.hfov, or: 62)
         pose = try c.decode(.pose, or: Pose())
         moves = try c.decode([Move].self, forKey: .moves)
@@ -241,6 +265,7 @@ extension Scenario.Hand {
 extension Scenario.Effects {
     private enum CodingKeys: String, CodingKey {
         case noise, blur, specular, motion_blur, brightness, glare, thumb, hidden, hands, inner_frames
+        case ovi, torch, torch_from, screen_bezel
     }
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -249,6 +274,8 @@ extension Scenario.Effects {
         glare = try c.decode(.glare, or: []); thumb = try c.decodeIfPresent(Scenario.Thumb.self, forKey: .thumb)
         hidden = try c.decode(.hidden, or: [])
         hands = try c.decode(.hands, or: []); inner_frames = try c.decode(.inner_frames, or: false)
+        ovi = try c.decode(.ovi, or: true); torch = try c.decode(.torch, or: 0); torch_from = try c.decode(.torch_from, or: 0)
+        screen_bezel = try c.decode(.screen_bezel, or: 0)
     }
 }
 

@@ -27,6 +27,24 @@
  * touch any edge (cr_scene.hands); bold printed inner boxes (the portrait
  * frame and an inset border with nearly the card's aspect); a background
  * lifted towards white (a light desk); limited-range YUV.
+ *
+ * Card material and presentation attacks (issue 13). A genuine card carries
+ * an optically variable patch (a round swirl of ~12 % of the card's width
+ * between the fields and the small portrait) whose hue turns with the
+ * direction the camera sees it from: about 5 degrees of hue per degree of
+ * yaw or pitch, so a 20-degree turn moves it by ~100 degrees; its base hue,
+ * the swirl's sense and the exact rates come from the seed. It is ON by
+ * default (cr_scene.ovi = 1 from cr_scene_default), because every real HKID
+ * has one and a card without it is what a copy looks like to the liveness
+ * checks; this is the one change to the pixels of existing scenes (ovi = 0
+ * renders the same bytes as before). Everything else is off by default:
+ * cr_scene.material makes the card a colour or grey paper copy (the patch
+ * frozen at its front-on hue, 60 % or no colour, toner black at 16 % of the
+ * paper's white, softer print, matte: no specular highlight or torch
+ * reflection) or films the whole frame off a screen (a recording of a genuine
+ * card: black at 30 % of white, less contrast, a faint pixel-grid moire,
+ * optionally a dark bezel); cr_scene.torch adds the phone torch's hotspot
+ * where the laminate mirrors the lens, which moves with the pose.
  */
 #ifndef CARD_RENDER_H
 #define CARD_RENDER_H
@@ -51,6 +69,15 @@ typedef enum cr_card_type {
     CR_CARD_2018 = 0,      /* large portrait on the left half of the face */
     CR_CARD_2003 = 1       /* large portrait on the right half of the face */
 } cr_card_type;
+
+/* What is in front of the camera (issue 13). */
+typedef enum cr_material {
+    CR_MATERIAL_GENUINE = 0,     /* the card itself */
+    CR_MATERIAL_COLOUR_COPY = 1, /* a colour print of the card on matte paper, cut to size */
+    CR_MATERIAL_GREY_COPY = 2,   /* a black-and-white print of it */
+    CR_MATERIAL_SCREEN = 3       /* a recording of the genuine scene (card and background) shown on a
+                                    phone or monitor and filmed: the whole frame is the screen */
+} cr_material;
 
 typedef enum cr_edge { CR_EDGE_TOP = 0, CR_EDGE_RIGHT = 1, CR_EDGE_BOTTOM = 2, CR_EDGE_LEFT = 3 } cr_edge;
 
@@ -108,6 +135,16 @@ typedef struct cr_scene {
     int limited_range;          /* 1 = cr_render_i420 writes limited-range BT.601 (Y 16..235, C 16..240) as
                                    phones and x264 do; truth.glare_fraction still counts rendered luma >= 250
                                    before the range is squeezed; default 0 */
+
+    /* ---- material and presentation attacks (issue 13) ---- */
+    int ovi;                    /* 1 = the optically variable patch (see the top of this file); default 1 */
+    cr_material material;       /* default CR_MATERIAL_GENUINE */
+    double torch;               /* 0..1: the phone's torch next to the lens, a specular hotspot where the
+                                   card's normal points at the camera (on the card only within ~10 degrees
+                                   of facing it); genuine cards and screens' recorded cards; default 0 */
+    double screen_bezel;        /* CR_MATERIAL_SCREEN: 0..0.2 of the frame's width shows the screen's dark
+                                   bezel around the recording, which is shrunk to fit inside it (truth
+                                   follows); default 0 (the screen fills the view) */
 } cr_scene;
 
 void cr_scene_default(cr_scene *scene);
@@ -118,7 +155,7 @@ typedef struct cr_truth {
     float corners[8];           /* TL, TR, BR, BL (x, y), sharp corners of the 85.60 x 53.98 rectangle */
     float yaw, pitch, roll;     /* as in the scene */
     float width_ratio;          /* mean of top and bottom edge lengths / frame width */
-    float glare_fraction;       /* fraction of the card face with rendered luma >= 250 */
+    float glare_fraction;       /* fraction of the card face with rendered luma >= 250 (glare and torch) */
     double focal_px;            /* focal length of the camera */
 } cr_truth;
 

@@ -41,7 +41,9 @@ static bool scene_valid(const cr_scene &s) {
            finite(s.thumb_pos) && s.thumb_width_mm > 0 && s.thumb_width_mm < 60 && s.thumb_reach_mm >= 0 &&
            s.thumb_reach_mm < 60 && std::abs(s.background_dx) < 60 && std::abs(s.background_dy) < 60 &&
            hands_valid(s) && (s.inner_frames == 0 || s.inner_frames == 1) && s.background_lift >= 0 &&
-           s.background_lift <= 0.95 && (s.limited_range == 0 || s.limited_range == 1);
+           s.background_lift <= 0.95 && (s.limited_range == 0 || s.limited_range == 1) &&
+           (s.ovi == 0 || s.ovi == 1) && s.material >= CR_MATERIAL_GENUINE && s.material <= CR_MATERIAL_SCREEN &&
+           s.torch >= 0 && s.torch <= 1 && s.screen_bezel >= 0 && s.screen_bezel <= 0.2;
 }
 
 extern "C" {
@@ -67,6 +69,7 @@ void cr_scene_default(cr_scene *s) {
     s->thumb_pos = 0.5;
     s->thumb_width_mm = 18;
     s->thumb_reach_mm = 10;
+    s->ovi = 1;  // every genuine card has one (card_render.h)
 }
 
 cr_renderer *cr_renderer_create(uint64_t seed, int *err) {

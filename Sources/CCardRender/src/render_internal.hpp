@@ -69,6 +69,29 @@ void add_palm(cv::Mat &frame, const Camera &cam, const cr_hand_part &part, doubl
 // Focus blur, motion blur and sensor noise over the whole frame.
 void add_optics_and_noise(cv::Mat &frame, const cr_scene &scene, cv::RNG &rng);
 
+// ---- material.cpp -------------------------------------------------------
+// The optically variable patch painted on a face raster of ppm px per mm, as
+// seen from (view_yaw_deg, view_pitch_deg) (0, 0 = straight on).
+void draw_ovi(cv::Mat &face, double ppm, cr_card_type type, uint64_t seed, double view_yaw_deg,
+              double view_pitch_deg);
+// The direction the camera sees the patch from, in the card's yaw and pitch sense.
+void view_angles(const Camera &cam, cr_card_type type, double &yaw_deg, double &pitch_deg);
+// A face raster turned into its paper copy (colour or grey), in place.
+void make_copy(cv::Mat &face, double ppm, cr_material material);
+// Where the torch next to the lens is mirrored on the card, as fractions of
+// the face's width and height; false when far off the card.
+bool torch_point(const Camera &cam, double &u, double &v);
+// The screen's pixel grid as the camera sees it: a gain per pixel and channel.
+struct ScreenLook {
+    ScreenLook() = default;
+    ScreenLook(cv::Size size, uint64_t seed);
+    cv::Mat gain;  // CV_32FC3
+};
+// The finished frame (a recording) shown on a screen and filmed again:
+// bezel, focus, the screen's tone and grid, the second camera's noise.
+// truth's corners follow the bezel's shrink.
+void film_screen(cv::Mat &frame, const ScreenLook &look, const cr_scene &s, cv::RNG &rng, cr_truth *truth);
+
 // ---- overlay.cpp is self-contained (API only). ---------------------------
 
 }  // namespace cardrender

@@ -27,8 +27,9 @@ cr_status Renderer::set_photo(cr_photo_slot slot, const char *path) {
     return CR_OK;
 }
 
-const Renderer::FacePyramid &Renderer::face(cr_card_type type, bool inner_frames) {
-    const int key = int(type) | (inner_frames ? 2 : 0);
+const Renderer::FacePyramid &Renderer::face(cr_card_type type, bool inner_frames, cr_material material, bool ovi) {
+    const bool copy = material == CR_MATERIAL_COLOUR_COPY || material == CR_MATERIAL_GREY_COPY;
+    const int key = int(type) | (inner_frames ? 2 : 0) | (copy ? int(material) << 2 : 0) | (copy && ovi ? 16 : 0);
     auto it = faces_.find(key);
     if (it != faces_.end()) return it->second;
     FacePyramid p;
@@ -38,6 +39,12 @@ const Renderer::FacePyramid &Renderer::face(cr_card_type type, bool inner_frames
     if (!photos_[CR_PHOTO_PAPER].empty()) options.paper = &photos_[CR_PHOTO_PAPER];
     if (!photos_[CR_PHOTO_PORTRAIT].empty()) options.portrait = &photos_[CR_PHOTO_PORTRAIT];
     cv::Mat level = draw_card_face(type, ppm, seed_, options);
+    if (copy) {
+        // A copy is printed from the card seen straight on: its patch is
+        // ink of the front-on hue, the same at every angle.
+        if (ovi) draw_ovi(level, ppm, type, seed_, 0, 0);
+        make_copy(level, ppm, material);
+    }
     for (int i = 0; i < kFaceLevels; ++i) {
         p.levels.push_back(level);
         p.alphas.push_back(card_alpha(level.size(), ppm));
@@ -104,13 +111,33 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
 
         // Face raster: the coarsest pyramid level still finer than the
         // image (no aliasing from the warp).
-        const FacePyramid &p = face(s.card_type, s.inner_frames != 0);
+        const bool copy = s.material == CR_MATERIAL_COLOUR_COPY || s.material == CR_MATERIAL_GREY_COPY;
+        const FacePyramid &p = face(s.card_type, s.inner_frames != 0, s.material, s.ovi != 0);
         int level = 0;
         while (level + 1 < int(p.levels.size()) && p.ppm[level + 1] >= longest * 1.2) ++level;
         const double ppm = p.ppm[level];
         cv::Mat tex = p.levels[level].clone();
+        // The genuine card's optically variable patch, as the camera sees it
+        // from where it is now (a copy has it printed in its pyramid).
+        if (!copy && s.ovi) {
+            double view_yaw, view_pitch;
+            view_angles(cam, s.card_type, view_yaw, view_pitch);
+            draw_ovi(tex, ppm, s.card_type, seed_, view_yaw, view_pitch);
+        }
         if (std::abs(bright - 1.0) > 1e-6) tex.convertTo(tex, -1, bright, 0);
-        if (s.glare) add_glare(tex, ppm, s);
+        // Matte paper has no specular highlight; the laminate does.
+        if (s.glare && !copy) add_glare(tex, ppm, s);
+        double torch_u, torch_v;
+        if (s.torch > 0 && !copy && torch_point(cam, torch_u, torch_v)) {
+            // The torch's LED mirrored in the laminate: a small saturated
+            // core and a halo as strong as the torch.
+            cr_scene torch = s;
+            torch.glare_u = torch_u;
+            torch.glare_v = torch_v;
+            torch.glare_radius_mm = 3.5;
+            torch.glare_strength = s.torch;
+            add_glare(tex, ppm, torch);
+        }
         const cv::Mat &alpha = p.alphas[level];
         {
             // Exact glare coverage on the face, before optics and noise.
@@ -161,6 +188,12 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
             if (part.kind == CR_HAND_THUMB) add_thumb(frame, cam, part.edge, part.pos, part.width_mm, part.reach_mm, bright);
     }
     add_optics_and_noise(frame, s, rng_);
+    if (s.material == CR_MATERIAL_SCREEN) {
+        auto key = std::make_pair(s.width, s.height);
+        auto it = screens_.find(key);
+        if (it == screens_.end()) it = screens_.emplace(key, ScreenLook(size, seed_)).first;
+        film_screen(frame, it->second, s, rng_, &t);
+    }
     if (truth) *truth = t;
     return CR_OK;
 }

@@ -23,7 +23,9 @@ private:
         std::vector<cv::Mat> levels, alphas;
         std::vector<double> ppm;
     };
-    const FacePyramid &face(cr_card_type type, bool inner_frames = false);
+    // material: genuine, or a copy (its printed face, patch frozen when ovi).
+    const FacePyramid &face(cr_card_type type, bool inner_frames = false,
+                            cr_material material = CR_MATERIAL_GENUINE, bool ovi = false);
     const cv::Mat &background(cv::Size size);
 
     uint64_t seed_;
@@ -31,6 +33,7 @@ private:
     std::map<int, FacePyramid> faces_;
     std::map<std::pair<int, int>, cv::Mat> backgrounds_;
     cv::Mat photos_[3];  // by cr_photo_slot; empty = procedural
+    std::map<std::pair<int, int>, ScreenLook> screens_;  // by frame size
 };
 
 }  // namespace cardrender
