@@ -1,6 +1,7 @@
 /// SPEC section 6: one JSON object per line, keys in the spec's order.
 ///
-/// Shared by the CLI (`--json`) and station daemons. Image files are written
+/// Shared by the CLI (`--json`) and station daemons. Results that end the
+/// session also carry `liveness` (our extension, docs/spec-extensions.md). Image files are written
 /// by whoever stores them, so their paths come in as an argument. Numbers are
 /// rounded for stable output: times to the millisecond, angles and pixel
 /// coordinates to 0.1, ratios to 0.001, trailing zeros dropped.
@@ -22,14 +23,20 @@ public struct EventLineEncoder: Sendable {
             ])
         case .result(let result):
             let images = imagePaths.keys.sorted().map { ($0.rawValue, JSONText.string(imagePaths[$0]!)) }
-            return JSONText.object([
+            var members = [
                 ("type", JSONText.string("result")),
                 ("success", result.success ? "true" : "false"),
                 ("retCode", String(result.retCode)),
                 ("message", JSONText.string(result.message)),
                 ("t", time(result.t)),
                 ("images", JSONText.object(images)),
-            ])
+            ]
+            // Our extension (docs/spec-extensions.md): results that end the
+            // session say what the liveness checks decided.
+            if let liveness = result.liveness {
+                members.append(("liveness", self.liveness(liveness)))
+            }
+            return JSONText.object(members)
         case .frame(let trace):
             return JSONText.object([
                 ("type", JSONText.string("frame")),
@@ -53,6 +60,26 @@ public struct EventLineEncoder: Sendable {
 
     private func time(_ t: MediaTime) -> String {
         JSONText.number(t.seconds, decimals: 3)
+    }
+
+    /// `{"mode","verdict","spoofScore","checks":[{"name","score","threshold","verdict","frames"}]}`;
+    /// the raw evidence stays in `delta`.
+    private func liveness(_ report: LivenessReport) -> String {
+        let checks = report.checks.map { check in
+            JSONText.object([
+                ("name", JSONText.string(check.name)),
+                ("score", check.score.map { JSONText.number($0, decimals: 3) } ?? "null"),
+                ("threshold", JSONText.number(check.threshold, decimals: 3)),
+                ("verdict", JSONText.string(check.verdict)),
+                ("frames", String(check.frames)),
+            ])
+        }
+        return JSONText.object([
+            ("mode", JSONText.string(report.mode.rawValue)),
+            ("verdict", JSONText.string(report.verdict)),
+            ("spoofScore", JSONText.number(report.spoofScore, decimals: 3)),
+            ("checks", "[" + checks.joined(separator: ",") + "]"),
+        ])
     }
 
     private func card(_ m: CardMeasurement) -> String {

@@ -65,6 +65,22 @@ public struct LivenessConfiguration: Sendable, Hashable {
     /// The overtime timer's length (`setOverTimes`).
     public var overtimeSeconds: Double = 30
 
+    // MARK: Liveness (issue 13; docs/liveness.md)
+
+    /// `.enforce`: a session whose card the liveness checks judge a copy, a
+    /// print or a screen ends with result 5 `spoof` instead of success.
+    /// `.report`: the verdict is only reported (`delta.liveness`).
+    public var liveness: LivenessMode = .enforce
+    /// Where each liveness check draws its line.
+    public var livenessThresholds: LivenessThresholds = .init()
+    /// `.fixed` (the SDK's rotations) or `.random` (the first rotation's
+    /// direction drawn at every `startDetect`, against replayed recordings).
+    public var challenge: Challenge = .fixed
+    /// Seeds the `.random` draws so that they are reproducible (tests, a
+    /// replay of a logged session). `nil`, the default, draws from the
+    /// system's random source: use that for real counters.
+    public var challengeSeed: UInt64? = nil
+
     // MARK: Delivery
 
     /// Language of the hint texts.

@@ -83,12 +83,17 @@ public struct LivenessResult: Sendable, Hashable {
     public var delta: String
     /// Stills in SDK order: card first, head last (SPEC section 4).
     public var images: [ResultImage]
+    /// The liveness decision, on every result that ends the session (also
+    /// in `delta`); `nil` on result 1.
+    public var liveness: LivenessReport?
 
-    public init(code: ResultCode, t: MediaTime, delta: String, images: [ResultImage]) {
+    public init(code: ResultCode, t: MediaTime, delta: String, images: [ResultImage],
+                liveness: LivenessReport? = nil) {
         self.code = code
         self.t = t
         self.delta = delta
         self.images = images
+        self.liveness = liveness
     }
 
     public var success: Bool { code == .success }
@@ -105,6 +110,11 @@ public enum ResultCode: Int, Sendable, Hashable, CaseIterable, CustomStringConve
     case exposure = 2
     case lost = 3
     case overtime = 4
+    /// Our extension (SPEC section 4): the liveness checks judged the card a
+    /// copy, a print or a screen replay. Given instead of COMPLETE and
+    /// success, only with `LivenessMode.enforce`; the evidence is in
+    /// `delta.liveness`.
+    case spoof = 5
 
     /// The SDK's `message` for this code.
     public var message: String {
@@ -114,6 +124,7 @@ public enum ResultCode: Int, Sendable, Hashable, CaseIterable, CustomStringConve
         case .exposure: "exposure"
         case .lost: "lost"
         case .overtime: "overtime"
+        case .spoof: "spoof"
         }
     }
 
@@ -126,7 +137,7 @@ public enum ResultCode: Int, Sendable, Hashable, CaseIterable, CustomStringConve
         switch self {
         case .success: [.card, .head]
         case .first, .overtime: [.card]
-        case .exposure, .lost: []
+        case .exposure, .lost, .spoof: []
         }
     }
 
@@ -180,6 +191,11 @@ public struct DetectionEvidence: Sendable, Hashable, Codable {
     public var peakSpeed: Double = 0
     /// Alerts emitted, by status name.
     public var alerts: [String: Int] = [:]
+    /// The rotations this attempt asked for (`fixed`, or the `random` draw).
+    public var challenge: RotationChallenge?
+    /// On every result that ends the session: the liveness verdict, each
+    /// check and the raw evidence (issue 13).
+    public var liveness: LivenessReport?
 
     init(cardType: CardType) {
         self.cardType = cardType.rawValue

@@ -95,7 +95,8 @@ extension LivenessSession {
         state.withLock { state -> [QueuedEvent] in
             guard !state.closed else { return [] }
             let t = state.mediaTime(ofPTS: pts.nanoseconds)
-            return deliver(state.machine.advance(to: t), state: &state)
+            let reader = state.livenessReader
+            return deliver(state.machine.advance(to: t, liveness: reader), state: &state)
         }.map(\.resolved)
     }
 
@@ -108,7 +109,8 @@ extension LivenessSession {
         }
         state.watchdogBase = (ContinuousClock.now, t)
         state.standInStills?.consider(measurement, at: t)
-        let flow = state.machine.process(measurement, at: t)
+        let reader = state.livenessReader
+        let flow = state.machine.process(measurement, at: t, liveness: reader)
         let events = deliver(flow, trace: FrameTrace(t: t, card: measurement.found ? measurement : nil), state: &state)
         if measurement.found {
             logger.trace("frame", metadata: ["t": "\(t.seconds)", "yaw": "\(measurement.yaw)", "pitch": "\(measurement.pitch)"])

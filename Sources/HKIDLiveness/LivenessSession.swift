@@ -27,12 +27,15 @@ public final class LivenessSession: Sendable {
     }
 
     /// `stills` stands in for the tracker's stills when measurements are fed
-    /// without frames (replay of a trace, tests).
-    init(configuration: LivenessConfiguration, logger: Logger, stills: sending (any StillProvider)?) {
+    /// without frames (replay of a trace, tests); `liveness` likewise for the
+    /// tracker's liveness evidence.
+    init(configuration: LivenessConfiguration, logger: Logger, stills: sending (any StillProvider)?,
+         liveness: (@Sendable () -> LivenessEvidence?)? = nil) {
         self.logger = logger
         state = Mutex(SessionState(configuration: configuration,
                                    machine: LivenessStateMachine(configuration: configuration),
-                                   standInStills: stills))
+                                   standInStills: stills, standInLiveness: liveness,
+                                   challengeDraws: configuration.challengeSeed.map(SeededGenerator.init(seed:))))
         dispatcher = EventDispatcher(label: "hkid.liveness.delivery")
         if let seconds = configuration.watchdogSeconds {
             startWatchdog(after: seconds)
@@ -75,7 +78,8 @@ public final class LivenessSession: Sendable {
             state.stills?.reset()
             state.tracker?.setCardType(state.configuration.cardType)
             state.machine.configuration = state.configuration
-            let flow = state.machine.start(at: state.lastTime)
+            let challenge = state.drawChallenge()
+            let flow = state.machine.start(at: state.lastTime, challenge: challenge)
             state.watchdogBase = (ContinuousClock.now, state.lastTime ?? .zero)
             return deliver(flow, state: &state)
         }.map(\.resolved)
@@ -152,10 +156,16 @@ public final class LivenessSession: Sendable {
                 logger.info("operation", metadata: ["status": "\(status)", "t": "\(t.seconds)"])
                 events.append(QueuedEvent(event: .operation(command)))
             case .result(let code, let t):
-                let result = LivenessResult(code: code, t: t, delta: state.machine.evidence.jsonString(), images: [])
+                let result = LivenessResult(code: code, t: t, delta: state.machine.evidence.jsonString(), images: [],
+                                            liveness: code.endsSession ? state.machine.evidence.liveness : nil)
                 let stills = stills(for: code, from: state.stills)
-                logger.info("result", metadata: ["retCode": "\(code.rawValue)", "message": "\(code.message)",
-                                                 "t": "\(t.seconds)", "stills": "\(stills?.kinds.count ?? 0)"])
+                var metadata: Logger.Metadata = ["retCode": "\(code.rawValue)", "message": "\(code.message)",
+                                                 "t": "\(t.seconds)", "stills": "\(stills?.kinds.count ?? 0)"]
+                if let liveness = result.liveness {
+                    metadata["liveness"] = "\(liveness.verdict)"
+                    metadata["spoofScore"] = "\(liveness.spoofScore)"
+                }
+                logger.info("result", metadata: metadata)
                 events.append(QueuedEvent(event: .result(result), stills: stills))
             }
         }
@@ -186,6 +196,11 @@ struct SessionState {
     var tracker: CardTracker?
     /// A stand-in for the tracker's stills in measurement-only sessions.
     var standInStills: (any StillProvider)?
+    /// A stand-in for the tracker's liveness evidence in measurement-only sessions.
+    var standInLiveness: (@Sendable () -> LivenessEvidence?)?
+    /// Where `.random` challenges are drawn from with a `challengeSeed`;
+    /// `nil` draws from the system's random source.
+    var challengeDraws: SeededGenerator?
     /// pts of the first frame ever received: `t` is measured from it.
     var origin: Int64?
     /// Media time of the latest frame or measurement, analysed or not: where
@@ -200,6 +215,27 @@ struct SessionState {
 
     var stills: (any StillProvider)? {
         standInStills ?? tracker
+    }
+
+    /// Reads the liveness evidence when the machine asks for it (only at a
+    /// final result: it costs a few hundred microseconds). The tracker is a
+    /// class, so the closure holds the reference, not `self`, and does not
+    /// overlap the machine's mutation of the state.
+    var livenessReader: () -> LivenessEvidence? {
+        if let standInLiveness { return standInLiveness }
+        let tracker = self.tracker
+        return { tracker?.liveness() }
+    }
+
+    /// This attempt's rotations, under the configuration's challenge.
+    mutating func drawChallenge() -> RotationChallenge {
+        let (challenge, cardType) = (configuration.challenge, configuration.cardType)
+        if var seeded = challengeDraws {
+            defer { challengeDraws = seeded }
+            return RotationChallenge.draw(challenge, cardType: cardType, using: &seeded)
+        }
+        var system = SystemRandomNumberGenerator()
+        return RotationChallenge.draw(challenge, cardType: cardType, using: &system)
     }
 
     /// An ended session whose configuration asks for frames to be traced
@@ -291,7 +327,8 @@ extension LivenessSession {
             guard elapsed >= .seconds(stall) else { return true }
             let (seconds, attoseconds) = elapsed.components
             let estimate = base.media + MediaTime(nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-            let flow = state.machine.advance(to: estimate)
+            let reader = state.livenessReader
+            let flow = state.machine.advance(to: estimate, liveness: reader)
             if !flow.isEmpty {
                 logger.notice("watchdog: no frame for \(elapsed), media time extrapolated")
             }

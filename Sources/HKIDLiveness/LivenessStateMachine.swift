@@ -11,6 +11,8 @@ public struct LivenessStateMachine: Sendable {
     public private(set) var phase: FlowPhase = .idle
     /// The card type of the running flow, fixed at `start`.
     public private(set) var cardType: CardType
+    /// The rotations the running flow asks for, fixed at `start`.
+    public private(set) var challenge: RotationChallenge
     public private(set) var evidence: DetectionEvidence
     /// The latest media time seen by `process` or `advance`.
     public private(set) var now: MediaTime?
@@ -43,6 +45,7 @@ public struct LivenessStateMachine: Sendable {
     public init(configuration: LivenessConfiguration = LivenessConfiguration()) {
         self.configuration = configuration
         self.cardType = configuration.cardType
+        self.challenge = .fixed(configuration.cardType)
         self.evidence = DetectionEvidence(cardType: configuration.cardType)
     }
 
@@ -51,10 +54,20 @@ public struct LivenessStateMachine: Sendable {
     /// `startDetect`: forgets everything about the previous attempt, emits
     /// BEGIN and starts the overtime timer. `time` is the current media time,
     /// or `nil` before the first frame (the timer then starts on the first frame).
-    public mutating func start(at time: MediaTime?) -> [FlowEvent] {
+    /// `challenge` is the rotations to ask for (the session draws it, see
+    /// `RotationChallenge.draw`); `nil` is the SDK's flow for the card type.
+    /// One for another card type is replaced by the SDK's flow.
+    public mutating func start(at time: MediaTime?, challenge: RotationChallenge? = nil) -> [FlowEvent] {
         stop()
         cardType = configuration.cardType
+        let sdk = RotationChallenge.fixed(cardType)
+        if let challenge, challenge.first == sdk.first || challenge.first == sdk.second {
+            self.challenge = challenge
+        } else {
+            self.challenge = sdk
+        }
         evidence = DetectionEvidence(cardType: cardType)
+        evidence.challenge = self.challenge
         phase = .awaitingFront
         startOverTime(at: time)
         return [.operation(.begin, .place, at: time ?? now ?? .zero)]
@@ -96,26 +109,36 @@ public struct LivenessStateMachine: Sendable {
 
     /// Time passed without a frame (the live watchdog). Only the overtime
     /// timer is evaluated: a camera that stops is not a card that is lost.
-    public mutating func advance(to time: MediaTime) -> [FlowEvent] {
+    /// `liveness` is read only if a final result is given (see `process`).
+    public mutating func advance(to time: MediaTime,
+                                 liveness: () -> LivenessEvidence? = { nil }) -> [FlowEvent] {
         guard phase.isActive else { return [] }
         tick(time)
-        return checkOvertime(time) ?? []
+        return checkOvertime(time, liveness) ?? []
     }
 
     /// One analysed frame.
-    public mutating func process(_ m: CardMeasurement, at t: MediaTime) -> [FlowEvent] {
+    ///
+    /// `liveness` reads the tracker's liveness evidence (`nil`: no pixels
+    /// were seen). It costs a few hundred microseconds, so it is called only
+    /// when this frame gives a final result: once the second rotation is
+    /// confirmed, its verdict decides between COMPLETE + result 0 and result
+    /// 5 (`LivenessMode.enforce`); any final result carries the verdict in
+    /// `evidence.liveness`.
+    public mutating func process(_ m: CardMeasurement, at t: MediaTime,
+                                 liveness: () -> LivenessEvidence? = { nil }) -> [FlowEvent] {
         guard phase.isActive else { return [] }
         tick(t)
         evidence.framesAnalysed += 1
         // A frame that arrives at or after the deadline is too late to count.
-        if let expired = checkOvertime(t) { return expired }
+        if let expired = checkOvertime(t, liveness) { return expired }
 
-        guard m.found else { return cardMissing(at: t) }
+        guard m.found else { return cardMissing(at: t, liveness) }
         lastSeen = t
         evidence.peakGlare = max(evidence.peakGlare, DetectionEvidence.rounded(m.glare, 3))
         evidence.peakSpeed = max(evidence.peakSpeed, DetectionEvidence.rounded(m.speed, 1))
 
-        if let exposed = checkExposure(m, at: t) { return exposed }
+        if let exposed = checkExposure(m, at: t, liveness) { return exposed }
 
         var events = checkAlerts(m, at: t)
         if awaitingValid {
@@ -124,7 +147,7 @@ public struct LivenessStateMachine: Sendable {
             rotationStreak = 0
             return events
         }
-        events += advanceFlow(m, at: t)
+        events += advanceFlow(m, at: t, liveness)
         return events
     }
 
@@ -135,14 +158,14 @@ public struct LivenessStateMachine: Sendable {
         if now.map({ t > $0 }) ?? true { now = t }
     }
 
-    private mutating func checkOvertime(_ t: MediaTime) -> [FlowEvent]? {
+    private mutating func checkOvertime(_ t: MediaTime, _ liveness: () -> LivenessEvidence?) -> [FlowEvent]? {
         guard case .running(let since) = overtime,
               t - since >= MediaTime(seconds: configuration.overtimeSeconds)
         else { return nil }
-        return end(.overtime, at: t)
+        return end(.overtime, at: t, judging: liveness)
     }
 
-    private mutating func cardMissing(at t: MediaTime) -> [FlowEvent] {
+    private mutating func cardMissing(at t: MediaTime, _ liveness: () -> LivenessEvidence?) -> [FlowEvent] {
         // Unknown is not clear: a missing frame breaks every run of evidence.
         frontSince = nil
         rotationStreak = 0
@@ -150,12 +173,13 @@ public struct LivenessStateMachine: Sendable {
         clearSince = nil
         if phase.isPastFirst, let lastSeen,
            t - lastSeen >= MediaTime(seconds: configuration.lostSeconds) {
-            return end(.lost, at: t)
+            return end(.lost, at: t, judging: liveness)
         }
         return []
     }
 
-    private mutating func checkExposure(_ m: CardMeasurement, at t: MediaTime) -> [FlowEvent]? {
+    private mutating func checkExposure(_ m: CardMeasurement, at t: MediaTime,
+                                        _ liveness: () -> LivenessEvidence?) -> [FlowEvent]? {
         guard configuration.checksGlare, m.glare > configuration.glareLimit else {
             glareSince = nil
             return nil
@@ -163,7 +187,7 @@ public struct LivenessStateMachine: Sendable {
         let since = glareSince ?? t
         glareSince = since
         guard t - since >= MediaTime(seconds: configuration.exposureSeconds) else { return nil }
-        return end(.exposure, at: t)
+        return end(.exposure, at: t, judging: liveness)
     }
 
     private func alerts(for m: CardMeasurement) -> [OperationStatus] {
@@ -194,21 +218,29 @@ public struct LivenessStateMachine: Sendable {
                 awaitingValid = false
                 clearSince = nil
                 announcedAlerts = []
-                events.append(.operation(.valid, stepHint, at: t))
+                events.append(.operation(.valid, hint(for: phase.stepStatus), at: t))
             }
         }
         return events
     }
 
-    private var stepHint: HintKey {
-        HintKey.forStep(phase.stepStatus, cardType: cardType)
+    /// The hint a step carries: the challenge's directions for the three
+    /// rotation steps, the SDK's table for the rest.
+    private func hint(for status: OperationStatus) -> HintKey {
+        switch status {
+        case .orth: challenge.first.hint
+        case .reset: challenge.first.doneHint
+        case .leftDown: challenge.second.hint
+        default: HintKey.forStep(status, cardType: cardType)
+        }
     }
 
     private func isFrontOn(_ m: CardMeasurement) -> Bool {
         abs(m.yaw) < configuration.frontMaxDegrees && abs(m.pitch) < configuration.frontMaxDegrees
     }
 
-    private mutating func advanceFlow(_ m: CardMeasurement, at t: MediaTime) -> [FlowEvent] {
+    private mutating func advanceFlow(_ m: CardMeasurement, at t: MediaTime,
+                                      _ liveness: () -> LivenessEvidence?) -> [FlowEvent] {
         switch phase {
         case .awaitingFront:
             // Distance is covered by the alerts (no alert holds here).
@@ -219,7 +251,7 @@ public struct LivenessStateMachine: Sendable {
             return [.result(.first, at: t), step(.orth, at: t)]
 
         case .awaitingFirstRotation:
-            let angle = cardType.rotationAngle(of: m)
+            let angle = challenge.first.sign * cardType.rotationAngle(of: m)
             evidence.firstRotationPeak = max(evidence.firstRotationPeak ?? angle, DetectionEvidence.rounded(angle, 1))
             guard rotated(angle) else { return [] }
             evidence.firstRotation = DetectionEvidence.step(t, m)
@@ -233,11 +265,16 @@ public struct LivenessStateMachine: Sendable {
             return [step(.leftDown, at: t)]
 
         case .awaitingSecondRotation:
-            let angle = -cardType.rotationAngle(of: m)
+            let angle = challenge.second.sign * cardType.rotationAngle(of: m)
             evidence.secondRotationPeak = max(evidence.secondRotationPeak ?? angle, DetectionEvidence.rounded(angle, 1))
             guard rotated(angle) else { return [] }
             evidence.secondRotation = DetectionEvidence.step(t, m)
-            return [step(.complete, at: t)] + end(.success, at: t)
+            // The flow is done; the card's material decides whether it was a card.
+            let report = judge(liveness)
+            if report.endsSession {
+                return end(.spoof, at: t, report: report)
+            }
+            return [step(.complete, at: t)] + end(.success, at: t, report: report)
 
         case .idle, .ended:
             return []
@@ -271,11 +308,24 @@ public struct LivenessStateMachine: Sendable {
     }
 
     private func step(_ status: OperationStatus, at t: MediaTime) -> FlowEvent {
-        .operation(status, HintKey.forStep(status, cardType: cardType), at: t)
+        .operation(status, hint(for: status), at: t)
     }
 
-    private mutating func end(_ code: ResultCode, at t: MediaTime) -> [FlowEvent] {
+    private func judge(_ liveness: () -> LivenessEvidence?) -> LivenessReport {
+        LivenessReport(evidence: liveness(), thresholds: configuration.livenessThresholds,
+                       mode: configuration.liveness)
+    }
+
+    /// Every result that ends the session carries the liveness verdict, so
+    /// an auditor sees it whatever ended the session (`report` for the one
+    /// already judged).
+    private mutating func end(_ code: ResultCode, at t: MediaTime, judging liveness: () -> LivenessEvidence?) -> [FlowEvent] {
+        end(code, at: t, report: judge(liveness))
+    }
+
+    private mutating func end(_ code: ResultCode, at t: MediaTime, report: LivenessReport) -> [FlowEvent] {
         stop()
+        evidence.liveness = report
         phase = .ended(code)
         return [.result(code, at: t)]
     }
