@@ -21,6 +21,11 @@ struct ReplayResult: Sendable {
 
     var passed: Bool { sourceError == nil && (verdict?.matches ?? true) }
 
+    /// The liveness decision of the result that ended the session.
+    var liveness: LivenessReport? {
+        events.compactMap { if case .result(let r) = $0 { r.liveness } else { nil } }.last
+    }
+
     /// Stills of the last result that carried any (success, overtime), else of result 1.
     var stills: [ResultImage] {
         let results = events.compactMap { if case .result(let r) = $0 { r } else { nil } }

@@ -8,8 +8,9 @@ import HKIDRegression
 /// can be mailed, attached to a CI run or opened from a USB stick.
 ///
 /// The page has the totals, an overview table linking to every file, and per
-/// file: the outcome against its expectation, the yaw/pitch plot with every
-/// event marked (`ReportPlot`), the event timeline and the stills.
+/// file: the outcome against its expectation, the liveness verdict with each
+/// check's score and threshold, the yaw/pitch plot with every event marked
+/// (`ReportPlot`), the event timeline and the stills.
 struct ReportWriter {
     let results: [ReplayResult]
     /// Drawn on the plots; the session defaults (SPEC section 5).
@@ -88,12 +89,13 @@ struct ReportWriter {
 
     private func overview() -> String {
         var s = "<div class=\"card overview\"><table>\n"
-        s += "<tr><th>File</th><th></th><th>Expected</th><th>Got</th><th>First difference</th><th class=\"num\">IoU</th><th class=\"num\">Frames</th></tr>\n"
+        s += "<tr><th>File</th><th></th><th>Expected</th><th>Got</th><th>Liveness</th><th>First difference</th><th class=\"num\">IoU</th><th class=\"num\">Frames</th></tr>\n"
         for (index, r) in results.enumerated() {
             s += "<tr class=\"\(r.passed ? "passed" : "failed")\">"
             s += "<td><a href=\"#\(anchor(index))\">\(HTML.escape(name(r)))</a></td>"
             s += "<td>\(badge(r))</td>"
             s += "<td>\(HTML.escape(expectedText(r)))</td><td>\(HTML.escape(gotText(r)))</td>"
+            s += "<td class=\"liveness\">\(HTML.escape(livenessText(r)))</td>"
             s += "<td class=\"diff\">\(HTML.escape(differenceText(r)))</td>"
             s += "<td class=\"num\">\(r.accuracy.flatMap { $0.detectedFrames > 0 ? String(format: "%.3f", $0.meanJaccard) : nil } ?? "–")</td>"
             s += "<td class=\"num\">\(r.counters.analysed)</td></tr>\n"
@@ -132,6 +134,7 @@ struct ReportWriter {
         s += "<div class=\"fact \(differs ? "bad" : "")\"><div class=\"label\">First difference</div><div class=\"value\">\(HTML.escape(difference))</div></div>"
         s += "</div>\n"
         s += metrics(r)
+        s += liveness(r)
 
         // Plot.
         if !r.measurements.isEmpty || !r.events.isEmpty {
@@ -171,6 +174,30 @@ struct ReportWriter {
         return "<div class=\"metrics\">\(items.joined())</div>\n"
     }
 
+    /// The liveness verdict and every check, as an auditor reads `delta.liveness`.
+    private func liveness(_ r: ReplayResult) -> String {
+        guard let report = r.liveness else { return "" }
+        let tone = report.verdict == "genuine" ? "ok" : report.verdict == "spoof" ? "bad" : "info"
+        var s = "<h3>Liveness</h3>\n<table class=\"events liveness\">\n"
+        s += "<tr><th>Check</th><th class=\"num\">Score</th><th class=\"num\">Threshold</th><th>Verdict</th><th class=\"num\">Frames</th></tr>\n"
+        s += "<tr><td class=\"name\">verdict (\(HTML.escape(report.mode.rawValue)))</td>"
+        s += "<td class=\"num\">\(String(format: "%.3f", report.spoofScore))</td><td class=\"num\">0.500</td>"
+        s += "<td><span class=\"kind \(tone)\">\(HTML.escape(report.verdict))</span></td>"
+        s += "<td class=\"num\">\(report.evidence.map { String($0.frames) } ?? "–")</td></tr>\n"
+        for check in report.checks {
+            let checkTone = check.verdict == "pass" ? "ok" : check.verdict == "fail" ? "bad" : "info"
+            s += "<tr><td class=\"name\">\(HTML.escape(check.name))</td>"
+            s += "<td class=\"num\">\(check.score.map { String(format: "%.3f", $0) } ?? "–")</td>"
+            s += "<td class=\"num\">\(String(format: "%.3f", check.threshold))</td>"
+            s += "<td><span class=\"kind \(checkTone)\">\(HTML.escape(check.verdict))</span></td>"
+            s += "<td class=\"num\">\(check.frames)</td></tr>\n"
+        }
+        if report.checks.isEmpty {
+            s += "<tr><td colspan=\"5\" class=\"hint\">no pixels were measured: nothing to judge</td></tr>\n"
+        }
+        return s + "</table>\n"
+    }
+
     private func legend(hasTruth: Bool) -> String {
         var s = "<div class=\"legend\">"
         s += "<span><i style=\"border-color:\(ReportStyle.yaw)\"></i>yaw</span>"
@@ -198,7 +225,10 @@ struct ReportWriter {
                 let tone = result.success ? "ok" : result.code == .first ? "info" : "bad"
                 let name = "retCode \(result.retCode)" + (result.message.isEmpty ? " success" : " " + HTML.escape(result.message))
                 let images = result.images.map(\.kind.rawValue)
-                let detail = images.isEmpty ? "no images" : "images: " + HTML.escape(images.joined(separator: ", "))
+                var detail = images.isEmpty ? "no images" : "images: " + HTML.escape(images.joined(separator: ", "))
+                if let liveness = result.liveness {
+                    detail += " · liveness " + HTML.escape(liveness.verdict) + String(format: " %.3f", liveness.spoofScore)
+                }
                 return row(t, "result", tone, name, detail)
             case .frame:
                 return nil
@@ -246,6 +276,11 @@ struct ReportWriter {
 
     private func gotText(_ r: ReplayResult) -> String {
         r.observed.finalCode.map(SummaryTable.code) ?? (r.sourceError == nil ? "no final result" : "error")
+    }
+
+    private func livenessText(_ r: ReplayResult) -> String {
+        guard let report = r.liveness else { return "–" }
+        return report.verdict + String(format: " %.3f", report.spoofScore)
     }
 
     private func differenceText(_ r: ReplayResult) -> String {

@@ -26,6 +26,15 @@ struct SessionOptions: ParsableArguments {
     @Option(help: "Camera horizontal field of view in degrees, for the pose.")
     var hfov: Double = 62
 
+    @Option(help: "Liveness checks: enforce (a copy, print or screen ends the session with result 5 spoof) or report (the verdict is only reported, in each final result's liveness).")
+    var liveness: LivenessModeArgument = .enforce
+
+    @Option(help: "Rotations asked for: fixed (the SDK's: right then left, up then down; for replaying recordings) or random (the first direction drawn per session; for live counters, against replayed recordings).")
+    var challenge: ChallengeArgument = .fixed
+
+    @Option(help: "Seed for --challenge random, so that the draws repeat (default: the system's random source).")
+    var challengeSeed: UInt64?
+
     func validate() throws {
         guard overtime.isFinite, overtime > 0 else {
             throw ValidationError("--overtime must be a positive number of seconds, not \(overtime)")
@@ -42,6 +51,9 @@ struct SessionOptions: ParsableArguments {
         configuration.emitsFrameTrace = trace
         configuration.tracesAfterEnd = trace
         configuration.hfovDegrees = hfov
+        configuration.liveness = liveness.mode
+        configuration.challenge = challenge.challenge
+        configuration.challengeSeed = challengeSeed
         return configuration
     }
 }
@@ -50,6 +62,16 @@ enum CardTypeArgument: String, ExpressibleByArgument, CaseIterable {
     case hkid2018 = "2018"
     case hkid2003 = "2003"
     var cardType: CardType { self == .hkid2018 ? .hkid2018 : .hkid2003 }
+}
+
+enum LivenessModeArgument: String, ExpressibleByArgument, CaseIterable {
+    case enforce, report
+    var mode: LivenessMode { self == .enforce ? .enforce : .report }
+}
+
+enum ChallengeArgument: String, ExpressibleByArgument, CaseIterable {
+    case fixed, random
+    var challenge: Challenge { self == .fixed ? .fixed : .random }
 }
 
 enum LanguageArgument: String, ExpressibleByArgument, CaseIterable {

@@ -49,6 +49,7 @@ struct SummaryTable {
         case 2: "2 exposure"
         case 3: "3 lost"
         case 4: "4 overtime"
+        case 5: "5 spoof"
         default: "\(code)"
         }
     }
