@@ -32,10 +32,35 @@ public struct SessionManifest: Codable, Sendable, Equatable {
     public var keyId: String
     /// Milliseconds since the Unix epoch when the manifest was made.
     public var createdAt: Int64
+    /// The liveness decision of the result that ended the session (issue 13);
+    /// nil in manifests made before it, and its verdict nil when no result
+    /// ended the session. Signed with the rest.
+    public var liveness: Liveness?
+
+    /// What the manifest says of the liveness checks.
+    public struct Liveness: Codable, Sendable, Equatable {
+        /// `enforce` or `report`.
+        public var mode: String?
+        /// `fixed` or `random`, and the first rotation asked for.
+        public var challenge: String?
+        public var firstRotation: String?
+        /// `genuine`, `spoof` or `unmeasured`.
+        public var verdict: String?
+        /// 0...1, 0.5 at the decision boundary.
+        public var spoofScore: Double?
+
+        public init(mode: String?, challenge: String?, firstRotation: String?, verdict: String?, spoofScore: Double?) {
+            self.mode = mode
+            self.challenge = challenge
+            self.firstRotation = firstRotation
+            self.verdict = verdict
+            self.spoofScore = spoofScore
+        }
+    }
 
     public init(sessionId: String, cardType: String, resultCode: Int?, status: String, videoTimestamp: String,
                 videoSha256: String?, imageSha256: String?, files: [String: String], detectorVersion: String,
-                keyId: String, createdAt: Int64) {
+                keyId: String, createdAt: Int64, liveness: Liveness? = nil) {
         format = Self.currentFormat
         self.sessionId = sessionId
         self.cardType = cardType
@@ -48,6 +73,7 @@ public struct SessionManifest: Codable, Sendable, Equatable {
         self.detectorVersion = detectorVersion
         self.keyId = keyId
         self.createdAt = createdAt
+        self.liveness = liveness
     }
 
     /// The bytes that are signed: sorted keys, no whitespace, UTF-8.

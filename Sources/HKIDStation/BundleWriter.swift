@@ -32,7 +32,11 @@ struct BundleWriter {
             videoSha256: files[BundleLayout.video],
             imageSha256: files[BundleLayout.card] ?? files[BundleLayout.firstCard],
             files: files, detectorVersion: "hkid-liveness \(LivenessSession.version)",
-            keyId: signer.keyId, createdAt: VideoTimestamps.nowMilliseconds())
+            keyId: signer.keyId, createdAt: VideoTimestamps.nowMilliseconds(),
+            liveness: record.livenessMode == nil ? nil
+                : SessionManifest.Liveness(mode: record.livenessMode, challenge: record.challenge,
+                                           firstRotation: record.firstRotation, verdict: record.livenessVerdict,
+                                           spoofScore: record.spoofScore))
         let bytes = manifest.canonicalJSON()
         let signature = try signer.signature(of: bytes)
         try DurableFile.write(bytes, to: directory.file(BundleLayout.manifest, of: id), mode: 0o600)

@@ -9,8 +9,10 @@ struct EventLogSummary {
     /// Media time (seconds from the first frame) of the first ORTH / RESET.
     var orthTime: Double?
     var resetTime: Double?
-    /// The last result that ends a session (0, 2, 3, 4).
+    /// The last result that ends a session (0, 2, 3, 4, 5).
     var finalResult: (retCode: Int, message: String)?
+    /// That result's liveness verdict and spoof score.
+    var liveness: (verdict: String, spoofScore: Double?)?
     /// Whether the log already has its closing `end` line.
     var hasEndLine = false
 
@@ -31,8 +33,11 @@ struct EventLogSummary {
                 if object["status"] as? String == "ORTH", orthTime == nil { orthTime = t }
                 if object["status"] as? String == "RESET", resetTime == nil { resetTime = t }
             case "result":
-                if let code = object["retCode"] as? Int, [0, 2, 3, 4].contains(code) {
+                if let code = object["retCode"] as? Int, [0, 2, 3, 4, 5].contains(code) {
                     finalResult = (code, object["message"] as? String ?? "")
+                    if let liveness = object["liveness"] as? [String: Any], let verdict = liveness["verdict"] as? String {
+                        self.liveness = (verdict, liveness["spoofScore"] as? Double)
+                    }
                 }
             case "end":
                 hasEndLine = true

@@ -4,7 +4,8 @@
 /// It shows the camera (MJPEG from `/v1/preview.mjpeg`), the tracked card
 /// quad drawn in SVG from the session's `frame` events, the current hint in
 /// large type (the session's language: the hint text comes from the events),
-/// alerts, the four steps, and the result with its stills. Every line is in
+/// alerts, the four steps (their directions as the session's challenge asked),
+/// and the result with its stills and liveness verdict. Every line is in
 /// the session's language (zh-HK, en, zh-CN); it fits a counter screen and,
 /// in one column, a phone (390 px). It polls for the
 /// active session and follows it over Server-Sent Events. A token given as
@@ -104,6 +105,7 @@ enum OperatorPage {
       <h2 id="resultTitle"></h2>
       <div class="stills" id="stills"></div>
       <div class="meta" id="resultMeta"></div>
+      <div class="meta" id="resultLiveness"></div>
     </div>
   </section>
 </main>
@@ -115,7 +117,10 @@ const api = (path, options) => fetch(withToken(path), options).then(r => r.ok ? 
 const $ = (id) => document.getElementById(id);
 const text = {
   "zh-HK": { steps: ["正面對準", "第一次翻轉", "復位", "第二次翻轉"], rot2018: ["向右", "向左"], rot2003: ["向上", "向下"],
-             ok: "檢測成功", fail: { 2: "光線過亮", 3: "證件遺失", 4: "超時" }, cancelled: "已取消", interrupted: "已中斷",
+             ok: "檢測成功", fail: { 2: "光線過亮", 3: "證件遺失", 4: "超時", 5: "疑似偽造證件" }, cancelled: "已取消", interrupted: "已中斷",
+             dirs: { right: "向右", left: "向左", up: "向上", down: "向下" },
+             liveness: "防偽檢測", verdicts: { genuine: "真證件", spoof: "疑似偽造", unmeasured: "未能量度" },
+             modes: { enforce: "執行", report: "只記錄" }, challenges: { fixed: "固定方向", random: "隨機方向" },
              alerts: { FAR: "距離過遠", NEAR: "距離過近", OVERSPEED: "轉動速度過快" }, idle: "請按「開始」",
              session: "檢測", ended: "已結束", idleStatus: "閒置", camera: "鏡頭啟動中…", card: "證件",
              reconnecting: "事件連線中斷，重新連線中…", frames: (a, d) => "已分析\u00a0" + a + "\u00a0幀，略過\u00a0" + d + "\u00a0幀",
@@ -123,14 +128,20 @@ const text = {
              reasons: { "cancelled by the operator": "操作員已取消", "the station shut down": "檢測站已關閉",
                         "the video source ended": "影像來源已結束" } },
   "en": { steps: ["Face the camera", "First rotation", "Back to front", "Second rotation"], rot2018: ["right", "left"], rot2003: ["up", "down"],
-          ok: "Verified", fail: { 2: "Too much glare", 3: "Card lost", 4: "Time is up" }, cancelled: "Cancelled", interrupted: "Interrupted",
+          ok: "Verified", fail: { 2: "Too much glare", 3: "Card lost", 4: "Time is up", 5: "Not a genuine card" }, cancelled: "Cancelled", interrupted: "Interrupted",
+          dirs: { right: "right", left: "left", up: "up", down: "down" },
+          liveness: "Liveness", verdicts: { genuine: "genuine", spoof: "spoof", unmeasured: "unmeasured" },
+          modes: { enforce: "enforced", report: "report only" }, challenges: { fixed: "fixed challenge", random: "random challenge" },
           alerts: { FAR: "Too far", NEAR: "Too close", OVERSPEED: "Too fast" }, idle: "Press Start",
           session: "Session", ended: "ended", idleStatus: "Idle", camera: "Camera starting…", card: "Card",
           reconnecting: "Event stream interrupted; reconnecting…", frames: (a, d) => a + "\u00a0frames analysed, " + d + "\u00a0dropped",
           statuses: { completed: "completed", failed: "failed", cancelled: "cancelled", interrupted: "interrupted", active: "active" },
           reasons: {} },
   "zh-CN": { steps: ["正面对准", "第一次翻转", "复位", "第二次翻转"], rot2018: ["向右", "向左"], rot2003: ["向上", "向下"],
-             ok: "检测成功", fail: { 2: "光线过亮", 3: "证件丢失", 4: "超时" }, cancelled: "已取消", interrupted: "已中断",
+             ok: "检测成功", fail: { 2: "光线过亮", 3: "证件丢失", 4: "超时", 5: "疑似伪造证件" }, cancelled: "已取消", interrupted: "已中断",
+             dirs: { right: "向右", left: "向左", up: "向上", down: "向下" },
+             liveness: "防伪检测", verdicts: { genuine: "真证件", spoof: "疑似伪造", unmeasured: "未能测量" },
+             modes: { enforce: "执行", report: "只记录" }, challenges: { fixed: "固定方向", random: "随机方向" },
              alerts: { FAR: "距离过远", NEAR: "距离过近", OVERSPEED: "转动速度过快" }, idle: "请按“开始”",
              session: "检测", ended: "已结束", idleStatus: "闲置", camera: "镜头启动中…", card: "证件",
              reconnecting: "事件连接中断，重新连接中…", frames: (a, d) => "已分析\u00a0" + a + "\u00a0帧，略过\u00a0" + d + "\u00a0帧",
@@ -139,11 +150,17 @@ const text = {
                         "the video source ended": "影像来源已结束" } },
 };
 let current = null, source = null, lang = "zh-HK", cardType = "2018", step = 0, quadTimer = null;
+/* The first rotation the session asked for (a random challenge may ask for
+   left or down first); null: the SDK's for the card type. */
+let firstRotation = null;
+const opposite = { right: "left", left: "right", up: "down", down: "up" };
 
 function words() { return text[lang] || text["zh-HK"]; }
 let stoppedAt = 0;
 function renderSteps() {
-  const w = words(), rot = cardType === "2003" ? w.rot2003 : w.rot2018;
+  const w = words();
+  const rot = firstRotation ? [w.dirs[firstRotation], w.dirs[opposite[firstRotation]]]
+                            : (cardType === "2003" ? w.rot2003 : w.rot2018);
   const labels = [[w.steps[0]], [w.steps[1], rot[0]], [w.steps[2]], [w.steps[3], rot[1]]];
   document.querySelectorAll("#steps li").forEach((li, i) => {
     const label = li.querySelector(".label");
@@ -190,7 +207,8 @@ function drawQuad(card) {
   quadTimer = setTimeout(() => quad.setAttribute("points", ""), 600);
 }
 function resetView(session) {
-  lang = session.language; cardType = session.cardType; stoppedAt = 0; setStep(1); showAlert(null); drawQuad(null);
+  lang = session.language; cardType = session.cardType; firstRotation = (session.liveness || {}).firstRotation || null;
+  stoppedAt = 0; setStep(1); showAlert(null); drawQuad(null);
   localStatus();
   $("result").className = "result"; $("hint").textContent = "…";
 }
@@ -230,6 +248,15 @@ function showResult(s) {
   const id = document.createElement("span"); id.className = "id"; id.textContent = s.id; meta.append(id);
   meta.append(" · " + (s.result ? "retCode " + s.result.retCode : (w.statuses[s.status] || s.status))
     + " · " + w.frames(s.frames.analysed, s.frames.dropped) + (s.reason ? " · " + (w.reasons[s.reason] || s.reason) : ""));
+  /* The liveness decision: verdict, spoof score, mode and challenge. */
+  const l = s.liveness || {}, live = $("resultLiveness");
+  live.textContent = "";
+  if (l.verdict) {
+    live.textContent = w.liveness + " · " + (w.verdicts[l.verdict] || l.verdict)
+      + (typeof l.spoofScore === "number" ? " · " + l.spoofScore.toFixed(3) : "")
+      + " · " + (w.modes[l.mode] || l.mode || "") + (l.challenge ? " · " + (w.challenges[l.challenge] || l.challenge) : "");
+    live.dataset.verdict = l.verdict;
+  } else { delete live.dataset.verdict; }
   r.className = "result on " + (ok ? "ok" : "fail");
   $("hint").textContent = ok ? (lang === "en" ? "Detection complete" : (lang === "zh-CN" ? "识别完成" : "識別完成")) : title;
   // Keep the steps it reached (a page opened after the end starts at none).
@@ -256,7 +283,7 @@ function finished(id) {
   api("/v1/sessions/" + id).then(s => {
     if (s.status === "active") { follow(s); return; }
     current = null; $("cancel").disabled = true; $("start").disabled = false;
-    lang = s.language; cardType = s.cardType;
+    lang = s.language; cardType = s.cardType; firstRotation = (s.liveness || {}).firstRotation || null;
     sessionLine(s, true);
     showResult(s);
   }).catch(() => {});
@@ -290,7 +317,8 @@ lang = $("language").value; $("hint").textContent = words().idle; renderSteps();
 $("language").onchange = () => { if (!current) { lang = $("language").value; $("hint").textContent = words().idle; renderSteps(); localStatus(); } };
 api("/v1/sessions?limit=1").then(page => { if (page.sessions.length) { const s = page.sessions[0];
   if (s.status === "active") follow(s);
-  else { lang = s.language; cardType = s.cardType; localStatus(); sessionLine(s, true); showResult(s); } } }).catch(() => {});
+  else { lang = s.language; cardType = s.cardType; firstRotation = (s.liveness || {}).firstRotation || null;
+         localStatus(); sessionLine(s, true); showResult(s); } } }).catch(() => {});
 health(); setInterval(health, 5000); setInterval(poll, 1000); poll();
 </script>
 </body>

@@ -29,6 +29,17 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var hasVideo: Bool
     /// The signed bundle is complete on disk; only then is it served.
     public var bundleReady: Bool
+    /// `enforce` or `report`, as configured when the session started.
+    public var livenessMode: String?
+    /// `fixed` or `random`.
+    public var challenge: String?
+    /// The first rotation asked for (`right`, `left`, `up`, `down`).
+    public var firstRotation: String?
+    /// The liveness verdict of the result that ended the session
+    /// (`genuine`, `spoof`, `unmeasured`); nil when no result ended it.
+    public var livenessVerdict: String?
+    /// Its spoof score, 0...1 (0.5 at the decision boundary).
+    public var spoofScore: Double?
 
     public init(id: String, cardType: String, language: String, overtimeSeconds: Double, recordMode: RecordMode,
                 createdAt: Int64) {

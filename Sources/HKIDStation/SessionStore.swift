@@ -48,6 +48,16 @@ public final class SessionStore: Sendable {
                 t.column("bundleReady", .boolean).notNull()
             }
         }
+        // Issue 13: the liveness decision and the challenge asked for.
+        migrator.registerMigration("v2-liveness") { db in
+            try db.alter(table: SessionRecord.databaseTableName) { t in
+                t.add(column: "livenessMode", .text)
+                t.add(column: "challenge", .text)
+                t.add(column: "firstRotation", .text)
+                t.add(column: "livenessVerdict", .text)
+                t.add(column: "spoofScore", .double)
+            }
+        }
         return migrator
     }
 

@@ -7,6 +7,14 @@ struct SessionView: Encodable, Sendable {
         var message: String
         var success: Bool
     }
+    /// The liveness decision (issue 13): mode, challenge, verdict.
+    struct Liveness: Encodable, Sendable {
+        var mode: String?
+        var challenge: String?
+        var firstRotation: String?
+        var verdict: String?
+        var spoofScore: Double?
+    }
     struct Frames: Encodable, Sendable {
         var received: Int
         var analysed: Int
@@ -28,6 +36,7 @@ struct SessionView: Encodable, Sendable {
     var createdAt: Int64
     var endedAt: Int64?
     var result: Result?
+    var liveness: Liveness
     var reason: String?
     /// The SDK's `start|first motion|second motion|stop` string.
     var videoTimestamp: String
@@ -46,6 +55,8 @@ struct SessionView: Encodable, Sendable {
         createdAt = record.createdAt
         endedAt = record.endedAt
         result = record.resultCode.map { Result(retCode: $0, message: record.resultMessage ?? "", success: $0 == 0) }
+        liveness = Liveness(mode: record.livenessMode, challenge: record.challenge, firstRotation: record.firstRotation,
+                            verdict: record.livenessVerdict, spoofScore: record.spoofScore)
         reason = record.reason
         videoTimestamp = record.timestamps.sdkString
         frames = Frames(received: record.framesReceived, analysed: record.framesAnalysed, dropped: record.framesDropped)

@@ -112,6 +112,8 @@ public actor Station {
         liveness.emitsFrameTrace = true
         // A live camera can stop; overtime must still come.
         liveness.watchdogSeconds = 2
+        liveness.liveness = configuration.liveness
+        liveness.challenge = configuration.challenge
         var sessionLogger = logger
         sessionLogger[metadataKey: "session"] = "\(id)"
         let session = LivenessSession(configuration: liveness, logger: sessionLogger)
@@ -163,7 +165,17 @@ public actor Station {
         active = running
         camera.setFrameConsumer { frame in worker.offer(frame) }
         session.startDetect()
-        logger.info("session started", metadata: ["session": "\(id)", "cardType": "\(resolved.cardType.rawValue)"])
+        // The challenge is drawn by startDetect: record what was asked.
+        let challenge = session.evidence.challenge
+        record.livenessMode = configuration.liveness.rawValue
+        record.challenge = challenge?.kind.rawValue
+        record.firstRotation = challenge?.first.rawValue
+        do { try store.update(record) } catch {
+            _ = storageFailure(error, doing: "the session's challenge was not recorded")
+        }
+        logger.info("session started", metadata: ["session": "\(id)", "cardType": "\(resolved.cardType.rawValue)",
+                                                  "liveness": "\(configuration.liveness.rawValue)",
+                                                  "challenge": "\(challenge.map { "\($0.kind.rawValue) \($0.first.rawValue) first" } ?? "none")"])
         return record
     }
 
@@ -318,6 +330,8 @@ public actor Station {
         record.endedAt = VideoTimestamps.nowMilliseconds()
         record.resultCode = finalResult?.retCode
         record.resultMessage = finalResult?.message
+        record.livenessVerdict = finalResult?.liveness?.verdict
+        record.spoofScore = finalResult?.liveness?.spoofScore
         record.reason = reason
         record.timestamps = running.timestamps
         let counters = running.worker.counters
@@ -452,6 +466,8 @@ public actor Station {
                     record.status = code == 0 ? .completed : .failed
                     record.resultCode = code
                     record.resultMessage = message
+                    record.livenessVerdict = events.liveness?.verdict
+                    record.spoofScore = events.liveness?.spoofScore
                     record.reason = "the station stopped while the session was being ended; sealed at the next start"
                 } else {
                     record.status = .interrupted

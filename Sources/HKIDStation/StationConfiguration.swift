@@ -1,4 +1,5 @@
 import Foundation
+import HKIDLiveness
 import HKIDMedia
 import Yams
 
@@ -42,6 +43,13 @@ public struct StationConfiguration: Sendable, Equatable {
     public var defaultCardType = "2018"
     public var defaultLanguage = "zh-HK"
     public var defaultOvertimeSeconds = 30.0
+    /// `enforce`: a copy or a screen ends the session with result 5 spoof;
+    /// `report`: the verdict is only recorded (docs/liveness.md).
+    public var liveness: LivenessMode = .enforce
+    /// `random` for a live counter (a replayed recording of someone else's
+    /// session then fails); `fixed` (the SDK's flow) when the source is a
+    /// recording made for it (`source: file`, demos, tests).
+    public var challenge: Challenge = .fixed
     /// Upper bound on a request body; larger bodies get 413.
     public var maxRequestBytes = 16 * 1024
 
@@ -110,6 +118,8 @@ extension StationConfiguration {
         var default_language: String?
         var default_overtime_seconds: Double?
         var max_request_bytes: Int?
+        var liveness: String?
+        var challenge: String?
     }
 
     /// Reads a YAML configuration file over the defaults. Unknown keys are
@@ -163,5 +173,17 @@ extension StationConfiguration {
         if let v = file.default_language { defaultLanguage = v }
         if let v = file.default_overtime_seconds { defaultOvertimeSeconds = v }
         if let v = file.max_request_bytes { maxRequestBytes = v }
+        if let v = file.liveness {
+            guard let mode = LivenessMode(rawValue: v) else {
+                throw StationError(.configuration, "\(path): liveness must be enforce or report, not '\(v)'")
+            }
+            liveness = mode
+        }
+        if let v = file.challenge {
+            guard let challenge = Challenge(rawValue: v) else {
+                throw StationError(.configuration, "\(path): challenge must be fixed or random, not '\(v)'")
+            }
+            self.challenge = challenge
+        }
     }
 }

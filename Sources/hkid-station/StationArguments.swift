@@ -33,6 +33,16 @@ struct RecordModeArgument: ExpressibleByArgument {
     static var allValueStrings: [String] { RecordMode.allCases.map(\.rawValue) }
 }
 
+/// `--liveness`: whether the liveness checks may end a session with result 5.
+enum LivenessArgument: String, ExpressibleByArgument, CaseIterable {
+    case enforce, report
+}
+
+/// `--challenge`: the SDK's rotations, or the first one drawn per session.
+enum ChallengeArgument: String, ExpressibleByArgument, CaseIterable {
+    case fixed, random
+}
+
 /// `--log-level`: swift-log's levels.
 enum LogLevelArgument: String, ExpressibleByArgument, CaseIterable {
     case trace, debug, info, notice, warning, error, critical

@@ -48,6 +48,12 @@ struct StationCommand: AsyncParsableCommand {
     @Option(name: .long, help: "whole-session (ALL_Save_Video), after-first or none.")
     var recordMode: RecordModeArgument?
 
+    @Option(name: .long, help: "Liveness checks: enforce (a copy or a screen ends the session with result 5 spoof) or report (verdict recorded only).")
+    var liveness: LivenessArgument?
+
+    @Option(name: .long, help: "Rotations asked for: random (first direction drawn per session; for live counters) or fixed (the SDK's; for a file source).")
+    var challenge: ChallengeArgument?
+
     @Option(name: .long, help: "Log level.")
     var logLevel: LogLevelArgument = .info
 
@@ -99,6 +105,8 @@ struct StationCommand: AsyncParsableCommand {
         if let pipeline { settings.pipeline = pipeline }
         if restartFileOnSession { settings.restartFileOnSession = true }
         if let recordMode { settings.recordMode = recordMode.mode }
+        if let liveness { settings.liveness = liveness == .enforce ? .enforce : .report }
+        if let challenge { settings.challenge = challenge == .fixed ? .fixed : .random }
         let level = logLevel.level
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)

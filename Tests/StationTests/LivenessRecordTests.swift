@@ -1,0 +1,129 @@
+import Foundation
+import HKIDSignature
+import HKIDStation
+import Testing
+
+/// Issue 13 at the station: the liveness mode and challenge are recorded when
+/// a session starts, its verdict and spoof score when it ends, in the session
+/// row (the API), the signed manifest and the operator page.
+///
+/// What the checks decide about the sample is the detector's business; these
+/// tests hold the station to recording whatever was decided, consistently.
+@Suite(.serialized) struct LivenessRecordTests {
+    /// The final result line of a session's event stream (Server-Sent
+    /// Events: each line after `data: `).
+    static func finalResultLine(_ events: String) throws -> [String: Any] {
+        let lines = events.split(separator: "\n").compactMap { line -> [String: Any]? in
+            let json = line.hasPrefix("data: ") ? line.dropFirst(6) : line[...]
+            return try? JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        }
+        return try #require(lines.last { $0["type"] as? String == "result" && $0["retCode"] as? Int != 1 })
+    }
+
+    static func manifest(of id: String, from station: StationProcess) async throws -> SessionManifest {
+        let directory = StationProcess.temporaryDirectory()
+        let bundlePath = directory + "/bundle.zip", keyPath = directory + "/station.pub"
+        try await station.get("/v1/sessions/\(id)/bundle").body.write(to: URL(fileURLWithPath: bundlePath))
+        try await station.get("/v1/public-key").body.write(to: URL(fileURLWithPath: keyPath))
+        let report = BundleVerifier(publicKey: try KeyFile.readPublicKey(at: keyPath)).verify(bundleAt: URL(fileURLWithPath: bundlePath))
+        #expect(report.isValid, "\(report.problems)")
+        return try #require(report.manifest)
+    }
+
+    /// Report mode: the genuine sample completes whatever the verdict, and
+    /// the verdict is in the row, the log, the manifest and on the page.
+    @Test func reportModeRecordsTheVerdictEverywhere() async throws {
+        let station = StationProcess(arguments: ["--source", "file", "--file", StationProcess.sample("genuine-2018.mp4"),
+                                                 "--restart-file-on-session", "--liveness", "report", "--challenge", "fixed"])
+        try station.start()
+        defer { station.stop() }
+
+        let started = try await station.post("/v1/sessions", json: #"{"cardType":"2018","language":"en"}"#)
+        #expect(started.status == 201)
+        let id = try #require(started.json["id"] as? String)
+        let atStart = try #require(started.json["liveness"] as? [String: Any])
+        #expect(atStart["mode"] as? String == "report" && atStart["challenge"] as? String == "fixed")
+        #expect(atStart["firstRotation"] as? String == "right")
+        #expect(atStart["verdict"] == nil, "no verdict before a result: \(atStart)")
+
+        let session = try await station.waitUntilEnded(id, timeout: .seconds(60))
+        #expect(session["status"] as? String == "completed", "\(session)")
+        #expect((session["result"] as? [String: Any])?["retCode"] as? Int == 0)
+        let liveness = try #require(session["liveness"] as? [String: Any])
+        let verdict = try #require(liveness["verdict"] as? String)
+        let score = try #require(liveness["spoofScore"] as? Double)
+        #expect(["genuine", "spoof"].contains(verdict), "pixels were seen: \(verdict)")
+        #expect(liveness["mode"] as? String == "report")
+
+        // The same decision in the event log's result line...
+        let line = try Self.finalResultLine(try await station.get("/v1/sessions/\(id)/events").text)
+        let logged = try #require(line["liveness"] as? [String: Any])
+        #expect(logged["verdict"] as? String == verdict && logged["spoofScore"] as? Double == score)
+
+        // ...in the signed manifest...
+        let manifest = try await Self.manifest(of: id, from: station)
+        #expect(manifest.resultCode == 0)
+        #expect(manifest.liveness == SessionManifest.Liveness(mode: "report", challenge: "fixed", firstRotation: "right",
+                                                              verdict: verdict, spoofScore: score))
+
+        // ...and on the operator page.
+        guard let _ = OperatorPageTests.chromium else {
+            Issue.record("chromium is not installed: `scripts/install-deps.sh browser` (make test does it)")
+            return
+        }
+        let folder = StationProcess.temporaryDirectory()
+        let expected = "Liveness · \(verdict) · \(String(format: "%.3f", score)) · report only · fixed challenge"
+        var dom = ""
+        for window in [3000, 8000, 15000] {
+            dom = try OperatorPageTests.render("http://127.0.0.1:\(station.port)/", screenshot: folder + "/liveness.png",
+                                               milliseconds: window)
+            if OperatorPageTests.element("resultLiveness", in: dom) == expected { break }
+        }
+        #expect(OperatorPageTests.element("resultLiveness", in: dom) == expected)
+    }
+
+    /// Enforce mode (the default): the session ends with 5 exactly when the
+    /// verdict is spoof, and the row and manifest say so.
+    @Test func enforceModeEndsWithTheVerdict() async throws {
+        let station = StationProcess(arguments: ["--source", "file", "--file", StationProcess.sample("genuine-2018.mp4"),
+                                                 "--restart-file-on-session"])
+        try station.start()
+        defer { station.stop() }
+        let started = try await station.post("/v1/sessions", json: #"{"cardType":"2018","language":"en"}"#)
+        let id = try #require(started.json["id"] as? String)
+        #expect((started.json["liveness"] as? [String: Any])?["mode"] as? String == "enforce")
+
+        let session = try await station.waitUntilEnded(id, timeout: .seconds(60))
+        let liveness = try #require(session["liveness"] as? [String: Any])
+        let verdict = try #require(liveness["verdict"] as? String)
+        let result = try #require(session["result"] as? [String: Any])
+        if verdict == "spoof" {
+            #expect(session["status"] as? String == "failed")
+            #expect(result["retCode"] as? Int == 5 && result["message"] as? String == "spoof" && result["success"] as? Bool == false)
+        } else {
+            #expect(session["status"] as? String == "completed" && result["retCode"] as? Int == 0)
+        }
+        let manifest = try await Self.manifest(of: id, from: station)
+        #expect(manifest.resultCode == result["retCode"] as? Int)
+        #expect(manifest.liveness?.verdict == verdict && manifest.liveness?.mode == "enforce")
+        #expect(manifest.liveness?.spoofScore == liveness["spoofScore"] as? Double)
+    }
+
+    @Test func configurationFileTakesLivenessAndChallenge() throws {
+        let folder = StationProcess.temporaryDirectory()
+        let path = folder + "/station.yaml"
+        try "liveness: report\nchallenge: random\n".write(toFile: path, atomically: true, encoding: .utf8)
+        let configuration = try StationConfiguration(yamlFile: path)
+        #expect(configuration.liveness == .report && configuration.challenge == .random)
+        #expect(StationConfiguration().liveness == .enforce && StationConfiguration().challenge == .fixed)
+
+        for (text, message) in [("liveness: strict\n", "liveness must be enforce or report, not 'strict'"),
+                                ("challenge: sometimes\n", "challenge must be fixed or random, not 'sometimes'")] {
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+            #expect(throws: StationError.self) { try StationConfiguration(yamlFile: path) }
+            do { _ = try StationConfiguration(yamlFile: path) } catch {
+                #expect(error.message == "\(path): \(message)")
+            }
+        }
+    }
+}
