@@ -5,7 +5,7 @@
 public struct LivenessReport: Sendable, Hashable, Codable {
     /// `enforce` or `report`.
     public var mode: LivenessMode
-    /// `genuine`, `spoof` or `unmeasured` (see `LivenessVerdict.verdict`).
+    /// `genuine`, `spoof`, `pending` or `unmeasured` (see `LivenessVerdict.verdict`).
     public var verdict: String
     /// 0...1, 0.5 at the decision boundary.
     public var spoofScore: Double
@@ -36,9 +36,11 @@ public struct LivenessReport: Sendable, Hashable, Codable {
         }
     }
 
-    /// Judges `evidence` under `mode` and `thresholds`.
-    public init(evidence: LivenessEvidence?, thresholds: LivenessThresholds, mode: LivenessMode) {
-        self.init(LivenessVerdict(evidence: evidence, thresholds: thresholds, mode: mode), evidence: evidence)
+    /// Judges `evidence` under `mode` and `thresholds`; `final` as in
+    /// `LivenessVerdict`.
+    public init(evidence: LivenessEvidence?, thresholds: LivenessThresholds, mode: LivenessMode, final: Bool = true) {
+        self.init(LivenessVerdict(evidence: evidence, thresholds: thresholds, mode: mode, final: final),
+                  evidence: evidence)
     }
 
     /// Whether this decision ends the session with result 5.

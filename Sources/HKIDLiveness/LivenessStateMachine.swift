@@ -41,6 +41,9 @@ public struct LivenessStateMachine: Sendable {
     private var awaitingValid = false
     /// First frame of the current run of alert-free tracked frames.
     private var clearSince: MediaTime?
+    /// Frames the card was tracked on since `start`: the interim liveness
+    /// verdicts come every `livenessThresholds.minimumFrames` of them.
+    private var trackedFrames = 0
 
     public init(configuration: LivenessConfiguration = LivenessConfiguration()) {
         self.configuration = configuration
@@ -84,6 +87,7 @@ public struct LivenessStateMachine: Sendable {
         announcedAlerts = []
         awaitingValid = false
         clearSince = nil
+        trackedFrames = 0
     }
 
     /// `startOverTime`: (re)starts the overtime timer from `time`.
@@ -139,6 +143,7 @@ public struct LivenessStateMachine: Sendable {
         evidence.peakSpeed = max(evidence.peakSpeed, DetectionEvidence.rounded(m.speed, 1))
 
         if let exposed = checkExposure(m, at: t, liveness) { return exposed }
+        if let spoofed = checkMaterial(at: t, liveness) { return spoofed }
 
         var events = checkAlerts(m, at: t)
         if awaitingValid {
@@ -239,6 +244,19 @@ public struct LivenessStateMachine: Sendable {
         abs(m.yaw) < configuration.frontMaxDegrees && abs(m.pitch) < configuration.frontMaxDegrees
     }
 
+    /// The interim verdict (docs/liveness.md): every `minimumFrames`
+    /// tracked frames, the checks that need no rotation may end the session
+    /// before the flow completes, so a screen replay is stopped within a
+    /// second even when it never completes the flow. Only under `enforce`:
+    /// in report mode an interim verdict would change nothing.
+    private mutating func checkMaterial(at t: MediaTime, _ liveness: () -> LivenessEvidence?) -> [FlowEvent]? {
+        trackedFrames += 1
+        let every = configuration.livenessThresholds.minimumFrames
+        guard configuration.liveness == .enforce, every > 0, trackedFrames % every == 0 else { return nil }
+        let report = judge(liveness, final: false)
+        return report.endsSession ? end(.spoof, at: t, report: report) : nil
+    }
+
     private mutating func advanceFlow(_ m: CardMeasurement, at t: MediaTime,
                                       _ liveness: () -> LivenessEvidence?) -> [FlowEvent] {
         switch phase {
@@ -270,7 +288,7 @@ public struct LivenessStateMachine: Sendable {
             guard rotated(angle) else { return [] }
             evidence.secondRotation = DetectionEvidence.step(t, m)
             // The flow is done; the card's material decides whether it was a card.
-            let report = judge(liveness)
+            let report = judge(liveness, final: true)
             if report.endsSession {
                 return end(.spoof, at: t, report: report)
             }
@@ -311,16 +329,19 @@ public struct LivenessStateMachine: Sendable {
         .operation(status, hint(for: status), at: t)
     }
 
-    private func judge(_ liveness: () -> LivenessEvidence?) -> LivenessReport {
+    /// `final` only when the flow completed: a session that ends otherwise
+    /// (lost, exposure, overtime) never showed all its evidence, and what it
+    /// did not show must not count against it.
+    private func judge(_ liveness: () -> LivenessEvidence?, final: Bool) -> LivenessReport {
         LivenessReport(evidence: liveness(), thresholds: configuration.livenessThresholds,
-                       mode: configuration.liveness)
+                       mode: configuration.liveness, final: final)
     }
 
     /// Every result that ends the session carries the liveness verdict, so
     /// an auditor sees it whatever ended the session (`report` for the one
     /// already judged).
     private mutating func end(_ code: ResultCode, at t: MediaTime, judging liveness: () -> LivenessEvidence?) -> [FlowEvent] {
-        end(code, at: t, report: judge(liveness))
+        end(code, at: t, report: judge(liveness, final: false))
     }
 
     private mutating func end(_ code: ResultCode, at t: MediaTime, report: LivenessReport) -> [FlowEvent] {
