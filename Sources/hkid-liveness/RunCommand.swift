@@ -11,7 +11,12 @@ import Synchronization
 struct RunCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "run",
-        abstract: "Run a live session on a webcam (or any live pipeline) until it ends or Ctrl-C.")
+        abstract: "Run a live session on a webcam (or any live pipeline) until it ends or Ctrl-C.",
+        discussion: """
+            At a live counter use --challenge random: the first rotation's direction is drawn per session, so a \
+            phone replaying someone else's recorded session fails. Keep the default --challenge fixed for \
+            realtime-file and other recordings, which were made for the SDK's rotations.
+            """)
 
     @Option(help: "The device or file for the pipeline's src element (default /dev/video0 for the webcam).")
     var input: String?

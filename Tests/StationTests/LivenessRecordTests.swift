@@ -1,6 +1,6 @@
 import Foundation
 import HKIDSignature
-import HKIDStation
+@testable import HKIDStation
 import Testing
 
 /// Issue 13 at the station: the liveness mode and challenge are recorded when
@@ -125,5 +125,23 @@ import Testing
                 #expect(error.message == "\(path): \(message)")
             }
         }
+    }
+}
+
+/// Crash recovery reads the verdict back from the event log, as the index
+/// would have had it: a result 5 is a final result, with its liveness.
+@Suite struct LivenessRecoveryTests {
+    @Test func eventLogSummaryReadsTheVerdict() throws {
+        let path = StationProcess.temporaryDirectory() + "/events.jsonl"
+        let lines = [
+            #"{"type":"operation","status":"BEGIN","value":0,"hint":"x","t":0.0}"#,
+            #"{"type":"result","success":false,"retCode":1,"message":"first","t":0.3,"images":{}}"#,
+            #"{"type":"operation","status":"ORTH","value":1,"hint":"x","t":0.3}"#,
+            #"{"type":"result","success":false,"retCode":5,"message":"spoof","t":5.333,"images":{},"liveness":{"mode":"enforce","verdict":"spoof","spoofScore":0.785,"checks":[]}}"#,
+        ]
+        try (lines.joined(separator: "\n") + "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let summary = EventLogSummary(contentsOf: path)
+        #expect(summary.finalResult?.retCode == 5 && summary.finalResult?.message == "spoof")
+        #expect(summary.liveness?.verdict == "spoof" && summary.liveness?.spoofScore == 0.785)
     }
 }
