@@ -44,7 +44,8 @@ public struct SessionManifest: Codable, Sendable, Equatable {
         /// `fixed` or `random`, and the first rotation asked for.
         public var challenge: String?
         public var firstRotation: String?
-        /// `genuine`, `spoof` or `unmeasured`.
+        /// `genuine`, `spoof`, `pending` (the flow never completed and a check
+        /// had not seen enough) or `unmeasured`.
         public var verdict: String?
         /// 0...1, 0.5 at the decision boundary.
         public var spoofScore: Double?

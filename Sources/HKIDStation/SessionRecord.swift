@@ -36,7 +36,7 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     /// The first rotation asked for (`right`, `left`, `up`, `down`).
     public var firstRotation: String?
     /// The liveness verdict of the result that ended the session
-    /// (`genuine`, `spoof`, `unmeasured`); nil when no result ended it.
+    /// (`genuine`, `spoof`, `pending`, `unmeasured`); nil when no result ended it.
     public var livenessVerdict: String?
     /// Its spoof score, 0...1 (0.5 at the decision boundary).
     public var spoofScore: Double?

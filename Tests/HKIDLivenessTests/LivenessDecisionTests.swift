@@ -13,6 +13,9 @@ struct LivenessDecisionTests {
     /// A card whose colours never move with the pose: a copy.
     static let copy = LivenessEvidence(frames: 23, frontFrames: 8, turnedFrames: 10, opticallyVariableShift: 0.5,
                                        opticallyVariableArea: 0, chroma: 30, blackLevel: 0.08, finePrint: 0.3)
+    /// A grey copy seen long enough for the checks that need no rotation.
+    static let grey = LivenessEvidence(frames: 40, frontFrames: 20, turnedFrames: 0, opticallyVariableShift: nil,
+                                       opticallyVariableArea: nil, chroma: 1.5, blackLevel: 0.08, finePrint: 0.3)
     /// Optically variable print, saturated colour, deep blacks.
     static let card = LivenessEvidence(frames: 23, frontFrames: 8, turnedFrames: 10, opticallyVariableShift: 40,
                                        opticallyVariableArea: 0.05, chroma: 30, blackLevel: 0.08, finePrint: 0.3)
@@ -134,8 +137,9 @@ struct LivenessDecisionTests {
         #expect(liveness.evidence == nil && liveness.checks.isEmpty)
     }
 
-    /// The evidence costs a few hundred microseconds: read once, when the
-    /// session ends, never per frame.
+    /// The evidence costs a few hundred microseconds: never read per frame
+    /// (23 tracked frames, fewer than the interim verdict's
+    /// `minimumFrames`: read once, when the session ends).
     @Test func evidenceIsReadOnlyAtTheFinalResult() {
         let reads = Reads()
         let session = Self.session(evidence: Self.card, reads: reads)
@@ -147,26 +151,30 @@ struct LivenessDecisionTests {
 
     /// Every result that ends the session carries the verdict; result 1 does not.
     @Test func everyFinalResultCarriesLiveness() throws {
-        let session = Self.session(.english { $0.overtimeSeconds = 1 }, evidence: Self.copy)
+        let session = Self.session(.english { $0.overtimeSeconds = 1 }, evidence: Self.grey)
         let events = session.startDetect() + session.play(MeasurementScript(fps: 10).front(1.5))
         #expect(summaries(events) == ["BEGIN@0.0", "result1@0.3", "ORTH@0.3", "result4@1.0"])
         let results = Self.results(events)
         #expect(results[0].liveness == nil)
         #expect(try Self.delta(results[0]).liveness == nil)
-        // Overtime stays overtime: the verdict is reported, not enforced.
+        // Overtime stays overtime: its verdict is reported, and it is an
+        // interim one (the flow never completed): the grey copy's colour fails.
         #expect(results[1].code == .overtime)
         #expect(try Self.delta(results[1]).liveness?.verdict == "spoof")
         #expect(results[1].liveness?.verdict == "spoof")
+        #expect(results[1].liveness?.checks.first { $0.name == "chroma" }?.verdict == "fail")
 
+        // Lost before the rotations: what needs them is still pending.
         let lost = Self.session(evidence: Self.card)
         let lostEvents = lost.startDetect() + lost.play(MeasurementScript(fps: 10).front(0.5).missing(1.6))
         let last = try #require(Self.results(lostEvents).last)
-        #expect(last.code == .lost && last.liveness?.verdict == "genuine")
+        #expect(last.code == .lost && last.liveness?.verdict == "pending")
+        #expect(last.liveness?.checks.first { $0.name == "opticallyVariable" }?.verdict == "pending")
     }
 
     /// The watchdog's overtime (media time extrapolated, no frame) judges too.
     @Test func overtimeWithoutAFrameCarriesLiveness() throws {
-        let session = Self.session(.english { $0.overtimeSeconds = 2 }, evidence: Self.copy)
+        let session = Self.session(.english { $0.overtimeSeconds = 2 }, evidence: Self.grey)
         session.startDetect()
         session.play(MeasurementScript(fps: 10).front(0.5))
         let events = session.advance(to: MediaTime(seconds: 5))
