@@ -72,7 +72,7 @@ def main():
         if rc != 0:
             print(f"{name:34s} exit {rc} {' '.join(err)}")
             continue
-        if not liveness:
+        if not liveness or liveness["verdict"] == "unmeasured":
             print(f"{name:34s} {'attack ' if attack else 'genuine'} no card tracked: not scored")
             continue
         score = liveness["spoofScore"]

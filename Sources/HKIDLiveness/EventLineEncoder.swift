@@ -47,15 +47,20 @@ public struct EventLineEncoder: Sendable {
     }
 
     /// The closing line: frames received, analysed, dropped, and the wall
-    /// time the run took (measured by the caller).
-    public func endLine(counters: FrameCounters, seconds: Double) -> String {
-        JSONText.object([
+    /// time the run took (measured by the caller). With `liveness` (our
+    /// extension) it also says what the liveness checks made of the whole
+    /// input, which matters when no result ended the session (a recording
+    /// that stops mid-flow).
+    public func endLine(counters: FrameCounters, seconds: Double, liveness: LivenessReport? = nil) -> String {
+        var members = [
             ("type", JSONText.string("end")),
             ("frames", String(counters.received)),
             ("analysed", String(counters.analysed)),
             ("dropped", String(counters.dropped)),
             ("seconds", JSONText.number(seconds, decimals: 3)),
-        ])
+        ]
+        if let liveness { members.append(("liveness", self.liveness(liveness))) }
+        return JSONText.object(members)
     }
 
     private func time(_ t: MediaTime) -> String {

@@ -26,9 +26,9 @@ struct EventPrinter {
         }
     }
 
-    func printEnd(counters: FrameCounters, seconds: Double) {
+    func printEnd(counters: FrameCounters, seconds: Double, liveness: LivenessReport? = nil) {
         if json {
-            Output.line(encoder.endLine(counters: counters, seconds: seconds))
+            Output.line(encoder.endLine(counters: counters, seconds: seconds, liveness: liveness))
         } else {
             Output.line(String(format: "%d frames, %d analysed, %d dropped, %.2f s", counters.received, counters.analysed,
                                counters.dropped, seconds))

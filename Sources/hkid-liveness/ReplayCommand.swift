@@ -90,7 +90,7 @@ struct ReplayCommand: ParsableCommand {
         }, onFrame: annotator.map { annotator in { frame, analysis in try annotator.draw(frame, analysis) } })
         try annotator?.finish()
         annotator = nil
-        printer.printEnd(counters: outcome.counters, seconds: outcome.seconds)
+        printer.printEnd(counters: outcome.counters, seconds: outcome.seconds, liveness: liveness.liveness)
         liveness.close()
         if let error = outcome.error {
             Output.error("hkid-liveness: \(error)")

@@ -178,9 +178,10 @@ typedef struct hkcv_liveness {
                                    between the same two bins; -1 as above */
     float chroma;               /* 99th percentile of the card's colour saturation (Cb/Cr distance from grey),
                                    median over frames; -1 before the first frame */
-    float black_level;          /* the card's 2nd percentile luma over its 98th, median over frames: print
-                                   on a card is near black, a screen's or a copy's black is lifted; -1 before
-                                   the first frame */
+    float black_level;          /* the card's 1st percentile luma over its 98th, median over frames without
+                                   glare (over 25 % of the card saturated,
+                                   the exposure limit): print on a card is near black, a
+                                   screen's or a copy's black is lifted; -1 before the first such frame */
     float fine_print;           /* mean absolute Laplacian of the rectified luma over its 2nd-98th percentile
                                    range, median over front-on frames: a copy or a re-filmed screen loses the
                                    finest print; -1 before the first front-on frame */

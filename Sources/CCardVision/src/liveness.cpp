@@ -14,7 +14,8 @@
 //   mask per card design: whichever cells move, move.
 // * Colour. A black-and-white copy has none.
 // * Black level. Print on a card is near black; a screen's black and a
-//   copier's toner on paper are lifted towards the white.
+//   copier's toner on paper are lifted towards the white. Frames with glare
+//   are left out: a reflection veils a real card's black as well.
 //
 // Levels are converted to a full-range scale with the stream's range, and
 // colour is rescaled as if the card's white were 200, so a dim room and a
@@ -34,6 +35,7 @@ constexpr int kRasterW = 128, kRasterH = 80;  // luma; chroma is half that: 2 x 
 constexpr double kFrontDeg = 6, kTurnedDeg = 15;
 constexpr int kMinBinFrames = 2;
 constexpr float kMovingCell = 6;  // levels: a cell "moves" beyond this
+constexpr float kMaxGlareForBlack = 0.25f;  // saturated fraction of the card (the exposure limit)
 
 int pose_bin(double yaw, double pitch) {
     const double a = std::max(std::abs(yaw), std::abs(pitch));
@@ -77,7 +79,7 @@ void LivenessEvidence::reset() {
     fine_print_.clear();
 }
 
-void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, double pitch) {
+void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, double pitch, float glare) {
     const std::vector<cv::Point2f> raster = {{0, 0}, {float(kRasterW), 0}, {float(kRasterW), float(kRasterH)},
                                              {0, float(kRasterH)}};
     const cv::Matx33d H = cv::getPerspectiveTransform(raster, std::vector<cv::Point2f>(q.begin(), q.end()));
@@ -117,11 +119,15 @@ void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, d
     // the outline's last pixel of error and fingers on the edge are.
     const int mx = kRasterW * 6 / 100, my = kRasterH * 6 / 100;
     const cv::Mat inner = y8(cv::Rect(mx, my, kRasterW - 2 * mx, kRasterH - 2 * my));
-    const int p2 = percentile(inner, 0.02), p98 = percentile(inner, 0.98);
+    const int p1 = percentile(inner, 0.01), p2 = percentile(inner, 0.02), p98 = percentile(inner, 0.98);
     const float white = float(std::max(p98, 40));
     const float gain = 200.f / white;
     ++frames_;
-    black_.push_back(p98 > 0 ? float(p2) / float(p98) : 1.f);
+    // The darkest 1 %: a card's black print is a few percent of its face
+    // (text strokes, the portrait's hair), a screen's black is everywhere.
+    // A reflection over the card veils its black too, so frames with glare
+    // say nothing about the material.
+    if (glare <= kMaxGlareForBlack) black_.push_back(p98 > 0 ? float(p1) / float(p98) : 1.f);
 
     cv::Mat mag;
     cv::magnitude(cb, cr, mag);
