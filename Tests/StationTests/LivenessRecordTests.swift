@@ -109,6 +109,52 @@ import Testing
         #expect(manifest.liveness?.spoofScore == liveness["spoofScore"] as? Double)
     }
 
+    /// `--challenge random`: the draw is recorded at the start, ORTH asks
+    /// for it, and the operator page labels the steps with it.
+    @Test func randomChallengeIsRecordedAndAnnounced() async throws {
+        let station = StationProcess(arguments: ["--source", "file", "--file", StationProcess.sample("genuine-2018.mp4"),
+                                                 "--restart-file-on-session", "--challenge", "random"])
+        try station.start()
+        defer { station.stop() }
+        let started = try await station.post("/v1/sessions", json: #"{"cardType":"2018","language":"en"}"#)
+        let id = try #require(started.json["id"] as? String)
+        let atStart = try #require(started.json["liveness"] as? [String: Any])
+        #expect(atStart["challenge"] as? String == "random")
+        let first = try #require(atStart["firstRotation"] as? String)
+        #expect(first == "right" || first == "left")
+
+        // Until ORTH (its moment is the timestamp's second field), then cancel.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while ContinuousClock.now < deadline {
+            let moments = (try await station.get("/v1/sessions/\(id)").json["videoTimestamp"] as? String ?? "").split(separator: "|")
+            if moments.count == 4 && moments[1] != "0" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try await station.post("/v1/sessions/\(id)/cancel").status == 200)
+        let ended = try await station.waitUntilEnded(id)
+        #expect((ended["liveness"] as? [String: Any])?["firstRotation"] as? String == first)
+        let events = try await station.get("/v1/sessions/\(id)/events").text
+        #expect(events.contains(#""status":"ORTH","value":1,"hint":"Slowly rotate the card to the \#(first)""#), "\(events.prefix(600))")
+        let manifest = try await Self.manifest(of: id, from: station)
+        #expect(manifest.liveness?.challenge == "random" && manifest.liveness?.firstRotation == first)
+        #expect(manifest.liveness?.verdict == nil, "cancelled: no result, no verdict")
+
+        guard OperatorPageTests.chromium != nil else {
+            Issue.record("chromium is not installed: `scripts/install-deps.sh browser` (make test does it)")
+            return
+        }
+        let expected = #"<span>First rotation</span><span>\#(first)</span>"#
+        var dom = ""
+        for window in [3000, 8000, 15000] {
+            dom = try OperatorPageTests.render("http://127.0.0.1:\(station.port)/",
+                                               screenshot: StationProcess.temporaryDirectory() + "/random.png", milliseconds: window)
+            if dom.contains(expected) { break }
+        }
+        #expect(dom.contains(expected), "the first step is not labelled with the drawn direction")
+        let second = first == "right" ? "left" : "right"
+        #expect(dom.contains(#"<span>Second rotation</span><span>\#(second)</span>"#))
+    }
+
     @Test func configurationFileTakesLivenessAndChallenge() throws {
         let folder = StationProcess.temporaryDirectory()
         let path = folder + "/station.yaml"
