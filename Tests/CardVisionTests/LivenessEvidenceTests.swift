@@ -93,14 +93,7 @@ enum DefaultThresholds {
         // The recording was of a genuine card: its patch still turns, so the
         // black level (and the screen's other traces) must catch it, not the patch.
         #expect(screen.ovi_shift >= DefaultThresholds.opticallyVariableShift, "\(Self.describe(screen))")
-        // The renderer's genuine card prints its darkest ink at luma ~50 of a
-        // white ~235; through the warp that measures 0.24 (0.25-0.28 in the H.264 samples), above the
-        // default threshold of 0.22 (the development set's genuine cards
-        // measure 0.18-0.19, its low-light one 0.25). Reported to the lead;
-        // the threshold is theirs to set.
-        withKnownIssue("genuine black level ~0.24 on this renderer, default threshold 0.22") {
-            #expect(genuine.black_level <= DefaultThresholds.blackLevel, "genuine passes: \(Self.describe(genuine))")
-        }
+        #expect(genuine.black_level <= DefaultThresholds.blackLevel, "genuine passes: \(Self.describe(genuine))")
     }
 
     @Test func torchLitGenuineCardStillPasses() {
