@@ -191,3 +191,38 @@ import Testing
         #expect(summary.liveness?.verdict == "spoof" && summary.liveness?.spoofScore == 0.785)
     }
 }
+
+/// An index written before issue 13 (migration v1 only) opens, gains the
+/// liveness columns, and its rows read back without a verdict.
+@Suite struct LivenessMigrationTests {
+    @Test func aVersion1IndexIsMigrated() throws {
+        let path = StationProcess.temporaryDirectory() + "/station.sqlite"
+        let id = "0123456789abcdef0123456789abcdef"
+        try StationRobustnessTests.sqlite(path, """
+            CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+            INSERT INTO grdb_migrations VALUES ('v1');
+            CREATE TABLE session (seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, status TEXT NOT NULL,
+              cardType TEXT NOT NULL, language TEXT NOT NULL, overtimeSeconds DOUBLE NOT NULL, recordMode TEXT NOT NULL,
+              createdAt INTEGER NOT NULL, endedAt INTEGER, resultCode INTEGER, resultMessage TEXT, reason TEXT,
+              timestamps TEXT NOT NULL, framesReceived INTEGER NOT NULL, framesAnalysed INTEGER NOT NULL,
+              framesDropped INTEGER NOT NULL, wallSeconds DOUBLE, hasVideo BOOLEAN NOT NULL, bundleReady BOOLEAN NOT NULL);
+            INSERT INTO session (id, status, cardType, language, overtimeSeconds, recordMode, createdAt, endedAt, resultCode,
+              resultMessage, timestamps, framesReceived, framesAnalysed, framesDropped, wallSeconds, hasVideo, bundleReady)
+            VALUES ('\(id)', 'completed', '2018', 'en', 30, 'whole-session', 1000, 2000, 0, '',
+              '{"start":1000,"firstMotion":1200,"secondMotion":1500,"stop":2000}', 160, 160, 0, 1.0, 1, 1);
+            """)
+        let store = try SessionStore(path: path)
+        let sessionID = try #require(SessionID(id))
+        var record = try #require(try store.find(sessionID))
+        #expect(record.resultCode == 0 && record.framesAnalysed == 160 && record.timestamps.secondMotion == 1500)
+        #expect(record.livenessMode == nil && record.livenessVerdict == nil && record.spoofScore == nil)
+        #expect(record.challenge == nil && record.firstRotation == nil)
+
+        record.livenessMode = "enforce"
+        record.livenessVerdict = "spoof"
+        record.spoofScore = 0.785
+        try store.update(record)
+        let again = try #require(try store.find(sessionID))
+        #expect(again.livenessVerdict == "spoof" && again.spoofScore == 0.785 && again.livenessMode == "enforce")
+    }
+}
