@@ -126,9 +126,11 @@ final class ActiveSession: Sendable {
         }
     }
 
-    func endLine(seconds: Double) -> String {
+    /// `liveness`: the session's decision (read before it is closed), as
+    /// the CLI's end line carries it.
+    func endLine(seconds: Double, liveness: LivenessReport?) -> String {
         let counters = worker.counters
         return encoder.endLine(counters: FrameCounters(received: counters.received, analysed: counters.analysed,
-                                                       dropped: counters.dropped), seconds: seconds)
+                                                       dropped: counters.dropped), seconds: seconds, liveness: liveness)
     }
 }

@@ -290,6 +290,8 @@ public actor Station {
         }
         running.liveness.stopOverTimer()
         await running.liveness.flush()
+        // Before close: a session no result ended still has its interim verdict.
+        let liveness = running.liveness.liveness
         running.liveness.close()
 
         var hasVideo = false
@@ -304,7 +306,7 @@ public actor Station {
         // One clock read: seconds and fraction of the same moment.
         let elapsed = ContinuousClock.now - running.started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        running.log.append(running.endLine(seconds: seconds))
+        running.log.append(running.endLine(seconds: seconds, liveness: liveness))
         var status = status, reason = reason
         if let failure = running.log.failure {
             // Never sealed as a whole story: the log has a hole.

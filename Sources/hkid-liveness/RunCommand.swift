@@ -81,7 +81,8 @@ struct RunCommand: ParsableCommand {
         liveness.waitUntilIdle()
         liveness.removeHandler(token)
         let elapsed = (ContinuousClock.now - started).components
-        printer.printEnd(counters: driver.counters, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
+        printer.printEnd(counters: driver.counters, seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18,
+                         liveness: liveness.liveness)
         liveness.close()
         if let failure {
             Output.error("hkid-liveness: \(failure)")

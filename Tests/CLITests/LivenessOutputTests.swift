@@ -58,6 +58,21 @@ struct LivenessOutputTests {
         }
     }
 
+    @Test("run's end line carries the session's liveness, the final result's")
+    func runEndLine() throws {
+        let run = try CLI.run(["run", "--source", "realtime-file", "--input", CLI.sample("genuine-2018.mp4"), "--json"],
+                              timeout: .seconds(60))
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let lines = run.jsonLines
+        let end = try #require(lines.last)
+        #expect(end["type"] as? String == "end")
+        let final = try Self.finalResult(lines)
+        let endLiveness = try #require(end["liveness"] as? [String: Any])
+        let resultLiveness = try #require(final["liveness"] as? [String: Any])
+        #expect(endLiveness["verdict"] as? String == resultLiveness["verdict"] as? String)
+        #expect(endLiveness["spoofScore"] as? Double == resultLiveness["spoofScore"] as? Double)
+    }
+
     @Test("--challenge random draws the first rotation per session: the drawn direction is announced, the other one never advances")
     func randomChallenge() throws {
         // The sample turns right, then left. Seeds are drawn until both

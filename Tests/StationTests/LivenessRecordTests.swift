@@ -135,6 +135,11 @@ import Testing
         #expect((ended["liveness"] as? [String: Any])?["firstRotation"] as? String == first)
         let events = try await station.get("/v1/sessions/\(id)/events").text
         #expect(events.contains(#""status":"ORTH","value":1,"hint":"Slowly rotate the card to the \#(first)""#), "\(events.prefix(600))")
+        // No result ended it: the end line says what was measured until the cancel.
+        let endLine = try #require(events.split(separator: "\n").last { $0.contains(#""type":"end""#) })
+        let end = try #require(try JSONSerialization.jsonObject(with: Data(endLine.dropFirst(6).utf8)) as? [String: Any])
+        let interim = try #require(end["liveness"] as? [String: Any], "\(endLine)")
+        #expect(["pending", "genuine"].contains(interim["verdict"] as? String ?? "?"), "\(endLine)")
         let manifest = try await Self.manifest(of: id, from: station)
         #expect(manifest.liveness?.challenge == "random" && manifest.liveness?.firstRotation == first)
         #expect(manifest.liveness?.verdict == nil, "cancelled: no result, no verdict")
