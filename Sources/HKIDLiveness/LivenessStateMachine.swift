@@ -29,6 +29,9 @@ public struct LivenessStateMachine: Sendable {
     private var frontSince: MediaTime?
     /// Consecutive frames past the rotation threshold.
     private var rotationStreak = 0
+    /// Consecutive frames past the rotation threshold the other way, while
+    /// a drawn first rotation is awaited (`Challenge.random`).
+    private var wrongStreak = 0
     /// Last frame the card was tracked on.
     private var lastSeen: MediaTime?
     /// First frame of the current run of frames over the glare limit.
@@ -82,6 +85,7 @@ public struct LivenessStateMachine: Sendable {
         overtime = .stopped
         frontSince = nil
         rotationStreak = 0
+        wrongStreak = 0
         lastSeen = nil
         glareSince = nil
         announcedAlerts = []
@@ -257,6 +261,31 @@ public struct LivenessStateMachine: Sendable {
         return report.endsSession ? end(.spoof, at: t, report: report) : nil
     }
 
+    /// Under `Challenge.random` the first turn must be the drawn one: a
+    /// turn the other way, past the rotation threshold on `rotationFrames`
+    /// frames, is what a recording made for the other draw shows, and
+    /// without this rule one that turns one way, then the other, then back
+    /// would satisfy either draw. It ends the session with 5 under
+    /// `enforce` (a `challenge` check in `delta.liveness`); `report` records
+    /// nothing and waits, as the fixed flow does for a wrong direction.
+    private mutating func checkChallenge(turnedAway angle: Double, at t: MediaTime,
+                                         _ liveness: () -> LivenessEvidence?) -> [FlowEvent]? {
+        guard configuration.challenge == .random, configuration.liveness == .enforce else { return nil }
+        guard angle >= configuration.rotationDegrees else {
+            wrongStreak = 0
+            return nil
+        }
+        wrongStreak += 1
+        guard wrongStreak >= configuration.rotationFrames else { return nil }
+        var report = judge(liveness, final: false)
+        report.checks.append(LivenessCheck(name: "challenge", score: DetectionEvidence.rounded(angle, 1),
+                                           threshold: configuration.rotationDegrees, verdict: "fail",
+                                           frames: wrongStreak))
+        report.verdict = "spoof"
+        report.spoofScore = max(report.spoofScore, 0.667)
+        return end(.spoof, at: t, report: report)
+    }
+
     private mutating func advanceFlow(_ m: CardMeasurement, at t: MediaTime,
                                       _ liveness: () -> LivenessEvidence?) -> [FlowEvent] {
         switch phase {
@@ -270,6 +299,7 @@ public struct LivenessStateMachine: Sendable {
 
         case .awaitingFirstRotation:
             let angle = challenge.first.sign * cardType.rotationAngle(of: m)
+            if let failed = checkChallenge(turnedAway: -angle, at: t, liveness) { return failed }
             evidence.firstRotationPeak = max(evidence.firstRotationPeak ?? angle, DetectionEvidence.rounded(angle, 1))
             guard rotated(angle) else { return [] }
             evidence.firstRotation = DetectionEvidence.step(t, m)

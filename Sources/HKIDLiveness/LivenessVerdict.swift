@@ -122,8 +122,12 @@ public struct LivenessVerdict: Sendable, Hashable, Codable {
             return
         }
         // Each check's score becomes an "attack ratio" r: r > 1 fails. The
-        // session's spoof score is the largest ratio squashed into 0...1.
+        // verdict takes the judged checks' ratios; the spoof score, the
+        // largest ratio of every measured score (judged or still pending)
+        // squashed into 0...1, so a session that ended early is still ranked
+        // by what it showed.
         var ratios: [Double] = []
+        var measuredRatios: [Double] = []
         var pending = false
         // Interim: the colour moving with the pose waits for the flow's
         // rotations; the rest waits for enough frames to outvote a moment.
@@ -132,17 +136,23 @@ public struct LivenessVerdict: Sendable, Hashable, Codable {
         }
         func check(_ name: String, _ measured: Double?, _ threshold: Double, higherIsGenuine: Bool,
                    frames: Int) -> LivenessCheck {
+            func ratio(_ score: Double) -> Double {
+                higherIsGenuine ? threshold / max(score, 1e-6) : score / max(threshold, 1e-6)
+            }
             guard let score = measured, judgedNow(name) else {
+                if let measured { measuredRatios.append(ratio(measured)) }
                 if final {
                     ratios.append(2)  // what cannot be measured on video fails closed
+                    measuredRatios.append(2)
                 } else {
                     pending = true
                 }
                 return LivenessCheck(name: name, score: measured.map { ($0 * 1000).rounded() / 1000 },
                                      threshold: threshold, verdict: final ? "unmeasured" : "pending", frames: frames)
             }
-            let r = higherIsGenuine ? threshold / max(score, 1e-6) : score / max(threshold, 1e-6)
+            let r = ratio(score)
             ratios.append(r)
+            measuredRatios.append(r)
             return LivenessCheck(name: name, score: (score * 1000).rounded() / 1000, threshold: threshold,
                                  verdict: r > 1 ? "fail" : "pass", frames: frames)
         }
@@ -153,8 +163,8 @@ public struct LivenessVerdict: Sendable, Hashable, Codable {
                   frames: evidence.frames),
             check("chroma", evidence.chroma, thresholds.chroma, higherIsGenuine: true, frames: evidence.frames),
         ]
-        let worst = ratios.max() ?? 0
-        verdict = worst > 1 ? "spoof" : pending ? "pending" : "genuine"
+        verdict = (ratios.max() ?? 0) > 1 ? "spoof" : pending ? "pending" : "genuine"
+        let worst = measuredRatios.max() ?? 0
         // r / (1 + r): 0.5 at the threshold, monotonic, so AUC is unaffected.
         spoofScore = ((worst / (1 + worst)) * 1000).rounded() / 1000
     }

@@ -69,17 +69,40 @@ struct ChallengeTests {
         #expect(success.delta.contains(#""challenge":{"first":"\#(first.rawValue)","kind":"random","second":"\#(first.opposite.rawValue)"}"#))
     }
 
-    /// A recording made for the other draw: its first turn is the wrong
-    /// sign and does nothing; its second turn (the asked-for first one)
-    /// reaches RESET at most, and the session ends by overtime.
+    /// A recording made for the other draw turns the wrong way first. Under
+    /// `enforce` that ends the session with 5 on the second frame past the
+    /// threshold (a `challenge` check in `delta.liveness`): otherwise a
+    /// recording that turns one way, the other, and back again would pass
+    /// either draw. Under `report` the wrong turn does nothing, its second
+    /// turn (the asked-for first one) reaches RESET, and overtime ends it.
     @Test(arguments: [RotationDirection.right, .left])
-    func recordingForTheOtherDrawEndsByOvertime(asked: RotationDirection) throws {
+    func recordingForTheOtherDrawIsRefused(asked: RotationDirection) throws {
         let seed = try Self.seed(drawing: asked, card: .hkid2018)
-        let session = makeSession(Self.random(.hkid2018, seed: seed, overtime: 3))
         let recordedFirst: Double = asked == .right ? -1 : 1
-        let events = session.startDetect() + session.play(Self.recording(.hkid2018, firstSign: recordedFirst).hold(1.0))
+        let recording = Self.recording(.hkid2018, firstSign: recordedFirst).hold(1.0)
+
+        let enforced = makeSession(Self.random(.hkid2018, seed: seed, overtime: 3))
+        let events = enforced.startDetect() + enforced.play(recording)
+        #expect(summaries(events) == ["BEGIN@0.0", "result1@0.3", "ORTH@0.3", "result5@0.9"])
+        #expect(enforced.phase == .ended(.spoof))
+        let challenge = enforced.evidence.liveness?.checks.first { $0.name == "challenge" }
+        #expect(challenge?.verdict == "fail" && challenge?.score == 30 && challenge?.threshold == 20)
+        #expect(enforced.evidence.liveness?.verdict == "spoof")
+
+        var reportOnly = Self.random(.hkid2018, seed: seed, overtime: 3)
+        reportOnly.liveness = .report
+        let reported = makeSession(reportOnly)
+        let reportedEvents = reported.startDetect() + reported.play(recording)
+        #expect(summaries(reportedEvents) == ["BEGIN@0.0", "result1@0.3", "ORTH@0.3", "RESET@2.2", "result4@3.0"])
+        #expect(reported.phase == .ended(.overtime))
+    }
+
+    /// The fixed flow keeps the SDK's rule: a wrong direction first is
+    /// simply not counted (dev_wrong_direction_first completes).
+    @Test func fixedFlowWaitsThroughAWrongFirstTurn() {
+        let session = makeSession(.english(.hkid2018) { $0.overtimeSeconds = 3 })
+        let events = session.startDetect() + session.play(Self.recording(.hkid2018, firstSign: -1).hold(1.0))
         #expect(summaries(events) == ["BEGIN@0.0", "result1@0.3", "ORTH@0.3", "RESET@2.2", "result4@3.0"])
-        #expect(session.phase == .ended(.overtime))
     }
 
     /// Each startDetect draws again; the same seed gives the same draws.

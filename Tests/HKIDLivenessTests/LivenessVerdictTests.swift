@@ -63,6 +63,8 @@ struct LivenessVerdictTests {
         // A lifted black needs minimumFrames tracked frames before it may end a session...
         let tooSoon = Self.verdict(Self.evidence(frames: 29, black: 0.4), final: false)
         #expect(tooSoon.verdict == "pending" && Self.check(tooSoon, "blackLevel") == "pending")
+        // The spoof score still ranks it by what it showed (0.4 / 0.22 -> 0.645).
+        #expect(tooSoon.spoofScore == 0.645)
         // ...and then it does.
         let screen = Self.verdict(Self.evidence(frames: 30, black: 0.4), final: false)
         #expect(screen.verdict == "spoof" && screen.endsSession)

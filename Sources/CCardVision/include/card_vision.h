@@ -177,7 +177,8 @@ typedef struct hkcv_liveness {
     float ovi_area;             /* fraction of the card's cells whose colour moves by more than 6 levels
                                    between the same two bins; -1 as above */
     float chroma;               /* 99th percentile of the card's colour saturation (Cb/Cr distance from grey),
-                                   median over frames; -1 before the first frame */
+                                   median over frames without glare (as black_level); -1 before the first
+                                   such frame */
     float black_level;          /* the card's 1st percentile luma over its 98th, median over frames without
                                    glare (over 25 % of the card saturated,
                                    the exposure limit): print on a card is near black, a

@@ -12,7 +12,8 @@
 //   card (a saturation change, not a hue change) does not, and the whole
 //   card's shift (white balance following the light) is removed first. No
 //   mask per card design: whichever cells move, move.
-// * Colour. A black-and-white copy has none.
+// * Colour. A black-and-white copy has none. (Colour and black level leave
+//   out frames with glare over the exposure limit: a reflection veils both.)
 // * Black level. Print on a card is near black; a screen's black and a
 //   copier's toner on paper are lifted towards the white. Frames with glare
 //   are left out: a reflection veils a real card's black as well.
@@ -35,7 +36,7 @@ constexpr int kRasterW = 128, kRasterH = 80;  // luma; chroma is half that: 2 x 
 constexpr double kFrontDeg = 6, kTurnedDeg = 15;
 constexpr int kMinBinFrames = 2;
 constexpr float kMovingCell = 6;  // levels: a cell "moves" beyond this
-constexpr float kMaxGlareForBlack = 0.25f;  // saturated fraction of the card (the exposure limit)
+constexpr float kMaxGlareForMaterial = 0.25f;  // saturated fraction of the card (the exposure limit)
 
 int pose_bin(double yaw, double pitch) {
     const double a = std::max(std::abs(yaw), std::abs(pitch));
@@ -125,13 +126,14 @@ void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, d
     ++frames_;
     // The darkest 1 %: a card's black print is a few percent of its face
     // (text strokes, the portrait's hair), a screen's black is everywhere.
-    // A reflection over the card veils its black too, so frames with glare
-    // say nothing about the material.
-    if (glare <= kMaxGlareForBlack) black_.push_back(p98 > 0 ? float(p1) / float(p98) : 1.f);
+    // A reflection over the card veils its black and washes out its colour
+    // too, so frames with glare say nothing about the material.
+    const bool veiled = glare > kMaxGlareForMaterial;
+    if (!veiled) black_.push_back(p98 > 0 ? float(p1) / float(p98) : 1.f);
 
     cv::Mat mag;
     cv::magnitude(cb, cr, mag);
-    {
+    if (!veiled) {
         const cv::Mat m = mag(cv::Rect(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my)).clone();
         std::vector<float> v(m.begin<float>(), m.end<float>());
         const size_t k = size_t(0.99 * double(v.size() - 1));
