@@ -25,7 +25,7 @@ struct VisionBench: ParsableCommand {
             let parts = spec.split(separator: "x").compactMap { Int($0) }
             guard parts.count == 2 else { throw ValidationError("bad size \(spec)") }
             let r = try measure(width: parts[0], height: parts[1])
-            for (mode, t) in [("tracking", r.tracking), ("searching", r.searching)] {
+            for (mode, t) in [("tracking", r.tracking), ("searching", r.searching), ("no-liveness", r.trackingWithoutLiveness)] {
                 let label = "\(parts[0])x\(parts[1])".padding(toLength: 12, withPad: " ", startingAt: 0)
                     + mode.padding(toLength: 11, withPad: " ", startingAt: 0)
                 print(label + String(format: "%6d  %9.2f  %6.2f  %6.2f", t.count, pct(t, 0.5), pct(t, 0.9), pct(t, 0.99)))
@@ -40,6 +40,9 @@ struct VisionBench: ParsableCommand {
 
     struct Result {
         var tracking: [Double] = [], searching: [Double] = []
+        /// The same tracked frames, timed on a tracker that gathers no
+        /// liveness evidence: the difference is what the checks cost.
+        var trackingWithoutLiveness: [Double] = []
         var meanIoU = 0.0, recall = 0.0, cornerError = 0.0
         var yawErrors: [Double] = [], pitchErrors: [Double] = []
     }
@@ -50,10 +53,14 @@ struct VisionBench: ParsableCommand {
     func measure(width: Int, height: Int) throws -> Result {
         guard let renderer = cr_renderer_create(seed, nil) else { throw ValidationError("renderer") }
         defer { cr_renderer_destroy(renderer) }
-        guard let tracker = hkcv_tracker_create(nil, nil), let searcher = hkcv_tracker_create(nil, nil) else {
+        var geometryOnly = hkcv_config()
+        hkcv_config_default(&geometryOnly)
+        geometryOnly.liveness_evidence = 0
+        guard let tracker = hkcv_tracker_create(nil, nil), let searcher = hkcv_tracker_create(nil, nil),
+              let plain = hkcv_tracker_create(&geometryOnly, nil) else {
             throw ValidationError("tracker")
         }
-        defer { hkcv_tracker_destroy(tracker); hkcv_tracker_destroy(searcher) }
+        defer { hkcv_tracker_destroy(tracker); hkcv_tracker_destroy(searcher); hkcv_tracker_destroy(plain) }
 
         var pixels = [UInt8](repeating: 0, count: width * height * 3 / 2)
         var result = Result()
@@ -92,7 +99,13 @@ struct VisionBench: ParsableCommand {
             }
             guard st == CR_OK else { throw ValidationError("render failed \(st)") }
             let pts = Int64(k) * 33_333_333
+            // The two trackers see the same frame, in alternating order, so
+            // neither always runs with the other's data in the cache.
+            let withoutFirst = k % 2 == 1
+            let plainRun = withoutFirst ? analyse(plain, &pixels, width, height, pts) : nil
             let (m, ms) = analyse(tracker, &pixels, width, height, pts)
+            let (pm, pms) = plainRun ?? analyse(plain, &pixels, width, height, pts)
+            if pm.found == 1 && pm.searched_full_frame == 0 { result.trackingWithoutLiveness.append(pms) }
             let truthCorners = withUnsafeBytes(of: truth.corners) { Array($0.bindMemory(to: Float.self)) }
             visible += 1
             if m.found == 1 {

@@ -103,6 +103,8 @@ typedef struct hkcv_config {
                                    left or right (top or bottom) edge touches the border; default 0.01 */
     int glare_luma;             /* luma at or above this is saturated, on full-range levels (limited-range
                                    input is compared at the same level of its own scale); default 250 */
+    int liveness_evidence;      /* gather the liveness evidence on tracked frames (hkcv_tracker_liveness);
+                                   default 1. 0 saves its cost when only the geometry is wanted */
     int still_width;            /* width of the rectified still, height = width / 1.586; default 856 */
     int jpeg_quality;           /* default 90 */
     const char *face_cascade_path; /* OpenCV face cascade (Haar or LBP) for the head crop; NULL = opencv-data's

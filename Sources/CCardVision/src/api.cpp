@@ -87,6 +87,7 @@ void hkcv_config_default(hkcv_config *c) {
     c->front_max_deg = 10.0;
     c->border_margin = 0.01;
     c->glare_luma = 250;
+    c->liveness_evidence = 1;
     c->still_width = 856;
     c->jpeg_quality = 90;
     c->face_cascade_path = nullptr;
