@@ -124,12 +124,7 @@ import Testing
         #expect(first == "right" || first == "left")
 
         // Until ORTH (its moment is the timestamp's second field), then cancel.
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            let moments = (try await station.get("/v1/sessions/\(id)").json["videoTimestamp"] as? String ?? "").split(separator: "|")
-            if moments.count == 4 && moments[1] != "0" { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        try await station.waitUntilORTH(id)
         #expect(try await station.post("/v1/sessions/\(id)/cancel").status == 200)
         let ended = try await station.waitUntilEnded(id)
         #expect((ended["liveness"] as? [String: Any])?["firstRotation"] as? String == first)

@@ -122,12 +122,7 @@ import Testing
         defer { station.stop() }
         let id = try #require(try await station.post("/v1/sessions", json: #"{"cardType":"2018","language":"zh-HK"}"#)
             .json["id"] as? String)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
-            let moments = (try await station.get("/v1/sessions/\(id)").json["videoTimestamp"] as? String ?? "").split(separator: "|")
-            if moments.count == 4 && moments[1] != "0" { break }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        try await station.waitUntilORTH(id)
         #expect(try await station.post("/v1/sessions/\(id)/cancel").status == 200)
         _ = try await station.waitUntilEnded(id)
 

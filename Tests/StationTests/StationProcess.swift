@@ -178,6 +178,18 @@ final class StationProcess: @unchecked Sendable {
         try await request("POST", path, body: json.map { Data($0.utf8) }, token: token)
     }
 
+    /// Polls the session until ORTH has been issued (the video timestamp's
+    /// second moment is set), so the first still and result 1 are in.
+    func waitUntilORTH(_ id: String, timeout: Duration = .seconds(60)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let moments = (try await get("/v1/sessions/\(id)").json["videoTimestamp"] as? String ?? "").split(separator: "|")
+            if moments.count == 4 && moments[1] != "0" { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw StationTestError("session \(id) did not reach ORTH within \(timeout)")
+    }
+
     /// Polls the session until it is no longer active.
     func waitUntilEnded(_ id: String, timeout: Duration = .seconds(60)) async throws -> [String: Any] {
         let deadline = ContinuousClock.now + timeout

@@ -147,14 +147,17 @@ void add_optics_and_noise(cv::Mat &frame, const cr_scene &s, cv::RNG &rng) {
         k /= cv::sum(k)[0];
         cv::filter2D(frame, frame, -1, k);
     }
-    if (s.noise_sigma > 0) {
-        cv::Mat noise(frame.size(), CV_16SC3);
-        rng.fill(noise, cv::RNG::NORMAL, 0, s.noise_sigma);
-        cv::Mat f16;
-        frame.convertTo(f16, CV_16SC3);
-        f16 += noise;
-        f16.convertTo(frame, CV_8UC3);
-    }
+    add_sensor_noise(frame, s.noise_sigma, rng);
+}
+
+void add_sensor_noise(cv::Mat &frame, double sigma, cv::RNG &rng) {
+    if (sigma <= 0) return;
+    cv::Mat noise(frame.size(), CV_16SC3);
+    rng.fill(noise, cv::RNG::NORMAL, 0, sigma);
+    cv::Mat f16;
+    frame.convertTo(f16, CV_16SC3);
+    f16 += noise;
+    f16.convertTo(frame, CV_8UC3);
 }
 
 }  // namespace cardrender

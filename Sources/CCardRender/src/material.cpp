@@ -216,14 +216,7 @@ void film_screen(cv::Mat &frame, const ScreenLook &look, const cr_scene &s, cv::
         }
     }
     // The second camera's own noise.
-    if (s.noise_sigma > 0) {
-        cv::Mat noise(frame.size(), CV_16SC3);
-        rng.fill(noise, cv::RNG::NORMAL, 0, s.noise_sigma);
-        cv::Mat f16;
-        frame.convertTo(f16, CV_16SC3);
-        f16 += noise;
-        f16.convertTo(frame, CV_8UC3);
-    }
+    add_sensor_noise(frame, s.noise_sigma, rng);
 }
 
 }  // namespace cardrender
