@@ -46,21 +46,27 @@ int pose_bin(double yaw, double pitch) {
     return pitch > 0 ? HKCV_POSE_PITCH_POS : HKCV_POSE_PITCH_NEG;
 }
 
-// The p-th percentile (0..1) of an 8-bit image's values inside roi.
-int percentile(const cv::Mat &m, double p) {
-    int hist[256] = {0};
-    for (int r = 0; r < m.rows; ++r) {
-        const uint8_t *row = m.ptr<uint8_t>(r);
-        for (int c = 0; c < m.cols; ++c) ++hist[row[c]];
+// An 8-bit image's histogram, read for any number of percentiles.
+struct Histogram {
+    explicit Histogram(const cv::Mat &m) : total(long(m.total())) {
+        for (int r = 0; r < m.rows; ++r) {
+            const uint8_t *row = m.ptr<uint8_t>(r);
+            for (int c = 0; c < m.cols; ++c) ++counts[row[c]];
+        }
     }
-    const long target = long(p * double(m.total()));
-    long seen = 0;
-    for (int v = 0; v < 256; ++v) {
-        seen += hist[v];
-        if (seen > target) return v;
+    // The p-th percentile (0..1).
+    int percentile(double p) const {
+        const long target = long(p * double(total));
+        long seen = 0;
+        for (int v = 0; v < 256; ++v) {
+            seen += counts[v];
+            if (seen > target) return v;
+        }
+        return 255;
     }
-    return 255;
-}
+    long counts[256] = {0};
+    long total;
+};
 
 float median(std::vector<float> v) {
     if (v.empty()) return -1;
@@ -120,7 +126,8 @@ void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, d
     // the outline's last pixel of error and fingers on the edge are.
     const int mx = kRasterW * 6 / 100, my = kRasterH * 6 / 100;
     const cv::Mat inner = y8(cv::Rect(mx, my, kRasterW - 2 * mx, kRasterH - 2 * my));
-    const int p1 = percentile(inner, 0.01), p2 = percentile(inner, 0.02), p98 = percentile(inner, 0.98);
+    const Histogram levels(inner);
+    const int p1 = levels.percentile(0.01), p2 = levels.percentile(0.02), p98 = levels.percentile(0.98);
     const float white = float(std::max(p98, 40));
     const float gain = 200.f / white;
     ++frames_;
@@ -131,14 +138,13 @@ void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, d
     const bool veiled = glare > kMaxGlareForMaterial;
     if (!veiled) black_.push_back(p98 > 0 ? float(p1) / float(p98) : 1.f);
 
-    cv::Mat mag;
-    cv::magnitude(cb, cr, mag);
     if (!veiled) {
-        const cv::Mat m = mag(cv::Rect(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my)).clone();
-        std::vector<float> v(m.begin<float>(), m.end<float>());
-        const size_t k = size_t(0.99 * double(v.size() - 1));
-        std::nth_element(v.begin(), v.begin() + long(k), v.end());
-        chroma_.push_back(v[k] * gain);
+        const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
+        cv::magnitude(cb(inside), cr(inside), saturation_);
+        saturation_values_.assign(saturation_.begin<float>(), saturation_.end<float>());
+        const size_t k = size_t(0.99 * double(saturation_values_.size() - 1));
+        std::nth_element(saturation_values_.begin(), saturation_values_.begin() + long(k), saturation_values_.end());
+        chroma_.push_back(saturation_values_[k] * gain);
     }
 
     const int bin = pose_bin(yaw, pitch);

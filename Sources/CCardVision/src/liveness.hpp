@@ -25,7 +25,8 @@ private:
     std::array<int, kBins> bin_frames_{};
     int frames_ = 0;
     std::vector<float> chroma_, black_, fine_print_;
-    cv::Mat y_, cb_, cr_, lap_;  // scratch
+    cv::Mat y_, lap_, saturation_;  // scratch
+    std::vector<float> saturation_values_;
 };
 
 }  // namespace cardvision
