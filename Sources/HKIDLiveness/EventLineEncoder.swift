@@ -75,13 +75,13 @@ public struct EventLineEncoder: Sendable {
                 ("name", JSONText.string(check.name)),
                 ("score", check.score.map { JSONText.number($0, decimals: 3) } ?? "null"),
                 ("threshold", JSONText.number(check.threshold, decimals: 3)),
-                ("verdict", JSONText.string(check.verdict)),
+                ("verdict", JSONText.string(check.verdict.rawValue)),
                 ("frames", String(check.frames)),
             ])
         }
         return JSONText.object([
             ("mode", JSONText.string(report.mode.rawValue)),
-            ("verdict", JSONText.string(report.verdict)),
+            ("verdict", JSONText.string(report.verdict.rawValue)),
             ("spoofScore", JSONText.number(report.spoofScore, decimals: 3)),
             ("checks", "[" + checks.joined(separator: ",") + "]"),
         ])

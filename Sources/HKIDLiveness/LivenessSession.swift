@@ -178,7 +178,7 @@ public final class LivenessSession: Sendable {
                 var metadata: Logger.Metadata = ["retCode": "\(code.rawValue)", "message": "\(code.message)",
                                                  "t": "\(t.seconds)", "stills": "\(stills?.kinds.count ?? 0)"]
                 if let liveness = result.liveness {
-                    metadata["liveness"] = "\(liveness.verdict)"
+                    metadata["liveness"] = "\(liveness.verdict.rawValue)"
                     metadata["spoofScore"] = "\(liveness.spoofScore)"
                 }
                 logger.info("result", metadata: metadata)

@@ -270,20 +270,11 @@ public struct LivenessStateMachine: Sendable {
     /// nothing and waits, as the fixed flow does for a wrong direction.
     private mutating func checkChallenge(turnedAway angle: Double, at t: MediaTime,
                                          _ liveness: () -> LivenessEvidence?) -> [FlowEvent]? {
-        guard configuration.challenge == .random, configuration.liveness == .enforce else { return nil }
-        guard angle >= configuration.rotationDegrees else {
-            wrongStreak = 0
-            return nil
-        }
-        wrongStreak += 1
-        guard wrongStreak >= configuration.rotationFrames else { return nil }
-        var report = judge(liveness, final: false)
-        report.checks.append(LivenessCheck(name: "challenge", score: DetectionEvidence.rounded(angle, 1),
-                                           threshold: configuration.rotationDegrees, verdict: "fail",
-                                           frames: wrongStreak))
-        report.verdict = "spoof"
-        report.spoofScore = max(report.spoofScore, 0.667)
-        return end(.spoof, at: t, report: report)
+        guard configuration.challenge == .random, configuration.liveness == .enforce,
+              Self.extendStreak(&wrongStreak, signedAngle: angle, configuration) else { return nil }
+        let wrongTurn = LivenessReport.WrongTurn(degrees: angle, threshold: configuration.rotationDegrees,
+                                                 frames: configuration.rotationFrames)
+        return end(.spoof, at: t, report: judge(liveness, final: false, wrongTurn: wrongTurn))
     }
 
     private mutating func advanceFlow(_ m: CardMeasurement, at t: MediaTime,
@@ -301,7 +292,7 @@ public struct LivenessStateMachine: Sendable {
             let angle = challenge.first.sign * cardType.rotationAngle(of: m)
             if let failed = checkChallenge(turnedAway: -angle, at: t, liveness) { return failed }
             evidence.firstRotationPeak = max(evidence.firstRotationPeak ?? angle, DetectionEvidence.rounded(angle, 1))
-            guard rotated(angle) else { return [] }
+            guard Self.extendStreak(&rotationStreak, signedAngle: angle, configuration) else { return [] }
             evidence.firstRotation = DetectionEvidence.step(t, m)
             phase = .awaitingReturn
             return [step(.reset, at: t)]
@@ -315,7 +306,7 @@ public struct LivenessStateMachine: Sendable {
         case .awaitingSecondRotation:
             let angle = challenge.second.sign * cardType.rotationAngle(of: m)
             evidence.secondRotationPeak = max(evidence.secondRotationPeak ?? angle, DetectionEvidence.rounded(angle, 1))
-            guard rotated(angle) else { return [] }
+            guard Self.extendStreak(&rotationStreak, signedAngle: angle, configuration) else { return [] }
             evidence.secondRotation = DetectionEvidence.step(t, m)
             // The flow is done; the card's material decides whether it was a card.
             let report = judge(liveness, final: true)
@@ -342,16 +333,18 @@ public struct LivenessStateMachine: Sendable {
         return true
     }
 
-    /// Extends or breaks the streak of frames past the threshold (signed, so
-    /// the wrong sign and the wrong axis never count); true once long enough.
-    private mutating func rotated(_ signedAngle: Double) -> Bool {
+    /// Extends or breaks a streak of frames past the rotation threshold
+    /// (signed, so the wrong sign and the wrong axis never count); true once
+    /// it is `rotationFrames` long.
+    private static func extendStreak(_ streak: inout Int, signedAngle: Double,
+                                     _ configuration: LivenessConfiguration) -> Bool {
         guard signedAngle >= configuration.rotationDegrees else {
-            rotationStreak = 0
+            streak = 0
             return false
         }
-        rotationStreak += 1
-        guard rotationStreak >= configuration.rotationFrames else { return false }
-        rotationStreak = 0
+        streak += 1
+        guard streak >= configuration.rotationFrames else { return false }
+        streak = 0
         return true
     }
 
@@ -362,9 +355,10 @@ public struct LivenessStateMachine: Sendable {
     /// `final` only when the flow completed: a session that ends otherwise
     /// (lost, exposure, overtime) never showed all its evidence, and what it
     /// did not show must not count against it.
-    private func judge(_ liveness: () -> LivenessEvidence?, final: Bool) -> LivenessReport {
+    private func judge(_ liveness: () -> LivenessEvidence?, final: Bool,
+                       wrongTurn: LivenessReport.WrongTurn? = nil) -> LivenessReport {
         LivenessReport(evidence: liveness(), thresholds: configuration.livenessThresholds,
-                       mode: configuration.liveness, final: final)
+                       mode: configuration.liveness, final: final, wrongTurn: wrongTurn)
     }
 
     /// Every result that ends the session carries the liveness verdict, so

@@ -332,7 +332,7 @@ public actor Station {
         record.endedAt = VideoTimestamps.nowMilliseconds()
         record.resultCode = finalResult?.retCode
         record.resultMessage = finalResult?.message
-        record.livenessVerdict = finalResult?.liveness?.verdict
+        record.livenessVerdict = finalResult?.liveness?.verdict.rawValue
         record.spoofScore = finalResult?.liveness?.spoofScore
         record.reason = reason
         record.timestamps = running.timestamps

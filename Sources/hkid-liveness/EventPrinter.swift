@@ -19,7 +19,7 @@ struct EventPrinter {
         case .result(let result):
             let files = imagePaths.keys.sorted().map { imagePaths[$0]! }.joined(separator: ", ")
             let label = result.success ? "success" : "result \(result.retCode) \(result.message)"
-            let liveness = result.liveness.map { "  liveness \($0.verdict) \(String(format: "%.3f", $0.spoofScore)) (\($0.mode.rawValue))" } ?? ""
+            let liveness = result.liveness.map { "  liveness \($0.verdict.rawValue) \(String(format: "%.3f", $0.spoofScore)) (\($0.mode.rawValue))" } ?? ""
             Output.line("\(time)  \(label)\(files.isEmpty ? "" : "  → \(files)")\(liveness)")
         case .frame:
             Output.line(encoder.line(for: event))

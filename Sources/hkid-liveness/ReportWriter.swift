@@ -177,19 +177,19 @@ struct ReportWriter {
     /// The liveness verdict and every check, as an auditor reads `delta.liveness`.
     private func liveness(_ r: ReplayResult) -> String {
         guard let report = r.liveness else { return "" }
-        let tone = report.verdict == "genuine" ? "ok" : report.verdict == "spoof" ? "bad" : "info"
+        let tone = report.verdict == .genuine ? "ok" : report.verdict == .spoof ? "bad" : "info"
         var s = "<h3>Liveness</h3>\n<table class=\"events liveness\">\n"
         s += "<tr><th>Check</th><th class=\"num\">Score</th><th class=\"num\">Threshold</th><th>Verdict</th><th class=\"num\">Frames</th></tr>\n"
         s += "<tr><td class=\"name\">verdict (\(HTML.escape(report.mode.rawValue)))</td>"
         s += "<td class=\"num\">\(String(format: "%.3f", report.spoofScore))</td><td class=\"num\">0.500</td>"
-        s += "<td><span class=\"kind \(tone)\">\(HTML.escape(report.verdict))</span></td>"
+        s += "<td><span class=\"kind \(tone)\">\(HTML.escape(report.verdict.rawValue))</span></td>"
         s += "<td class=\"num\">\(report.evidence.map { String($0.frames) } ?? "–")</td></tr>\n"
         for check in report.checks {
-            let checkTone = check.verdict == "pass" ? "ok" : check.verdict == "fail" ? "bad" : "info"
+            let checkTone = check.verdict == .pass ? "ok" : check.verdict == .fail ? "bad" : "info"
             s += "<tr><td class=\"name\">\(HTML.escape(check.name))</td>"
             s += "<td class=\"num\">\(check.score.map { String(format: "%.3f", $0) } ?? "–")</td>"
             s += "<td class=\"num\">\(String(format: "%.3f", check.threshold))</td>"
-            s += "<td><span class=\"kind \(checkTone)\">\(HTML.escape(check.verdict))</span></td>"
+            s += "<td><span class=\"kind \(checkTone)\">\(HTML.escape(check.verdict.rawValue))</span></td>"
             s += "<td class=\"num\">\(check.frames)</td></tr>\n"
         }
         if report.checks.isEmpty {
@@ -227,7 +227,7 @@ struct ReportWriter {
                 let images = result.images.map(\.kind.rawValue)
                 var detail = images.isEmpty ? "no images" : "images: " + HTML.escape(images.joined(separator: ", "))
                 if let liveness = result.liveness {
-                    detail += " · liveness " + HTML.escape(liveness.verdict) + String(format: " %.3f", liveness.spoofScore)
+                    detail += " · liveness " + HTML.escape(liveness.verdict.rawValue) + String(format: " %.3f", liveness.spoofScore)
                 }
                 return row(t, "result", tone, name, detail)
             case .frame:
@@ -280,7 +280,7 @@ struct ReportWriter {
 
     private func livenessText(_ r: ReplayResult) -> String {
         guard let report = r.liveness else { return "–" }
-        return report.verdict + String(format: " %.3f", report.spoofScore)
+        return report.verdict.rawValue + String(format: " %.3f", report.spoofScore)
     }
 
     private func differenceText(_ r: ReplayResult) -> String {

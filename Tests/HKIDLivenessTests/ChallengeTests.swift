@@ -86,8 +86,8 @@ struct ChallengeTests {
         #expect(summaries(events) == ["BEGIN@0.0", "result1@0.3", "ORTH@0.3", "result5@0.9"])
         #expect(enforced.phase == .ended(.spoof))
         let challenge = enforced.evidence.liveness?.checks.first { $0.name == "challenge" }
-        #expect(challenge?.verdict == "fail" && challenge?.score == 30 && challenge?.threshold == 20)
-        #expect(enforced.evidence.liveness?.verdict == "spoof")
+        #expect(challenge?.verdict == .fail && challenge?.score == 30 && challenge?.threshold == 20)
+        #expect(enforced.evidence.liveness?.verdict == .spoof)
 
         var reportOnly = Self.random(.hkid2018, seed: seed, overtime: 3)
         reportOnly.liveness = .report

@@ -57,7 +57,7 @@ struct LivenessDecisionTests {
         ])
         #expect(!events.contains { if case .operation(.complete, _, _) = $0 { true } else { false } })
         #expect(machine.phase == .ended(.spoof))
-        #expect(machine.evidence.liveness?.verdict == "spoof")
+        #expect(machine.evidence.liveness?.verdict == .spoof)
         #expect(machine.evidence.liveness?.mode == .enforce)
         // Ended: later frames change nothing.
         #expect(machine.process(MeasurementScript.frontPose, at: MediaTime(seconds: 3), liveness: { Self.copy }).isEmpty)
@@ -73,7 +73,7 @@ struct LivenessDecisionTests {
             .operation(.complete, .complete, at: MediaTime(seconds: 2.2)),
             .result(.success, at: MediaTime(seconds: 2.2)),
         ])
-        #expect(machine.evidence.liveness?.verdict == "genuine")
+        #expect(machine.evidence.liveness?.verdict == .genuine)
     }
 
     // MARK: Through the session
@@ -92,10 +92,10 @@ struct LivenessDecisionTests {
 
         let delta = try Self.delta(spoof)
         let liveness = try #require(delta.liveness)
-        #expect(liveness.mode == .enforce && liveness.verdict == "spoof")
+        #expect(liveness.mode == .enforce && liveness.verdict == .spoof)
         #expect(liveness.spoofScore > 0.5)
         let ovi = try #require(liveness.checks.first { $0.name == "opticallyVariable" })
-        #expect(ovi.verdict == "fail" && ovi.score == 0.5 && ovi.threshold == LivenessThresholds().opticallyVariableShift)
+        #expect(ovi.verdict == .fail && ovi.score == 0.5 && ovi.threshold == LivenessThresholds().opticallyVariableShift)
         #expect(ovi.frames == 18)
         #expect(liveness.evidence == Self.copy)
         #expect(spoof.liveness == liveness)
@@ -110,7 +110,7 @@ struct LivenessDecisionTests {
         let success = try #require(Self.results(events).last)
         #expect(success.success && success.images.map(\.kind) == [.card, .head])
         let liveness = try #require(try Self.delta(success).liveness)
-        #expect(liveness.mode == .report && liveness.verdict == "spoof")
+        #expect(liveness.mode == .report && liveness.verdict == .spoof)
         #expect(!liveness.endsSession)
     }
 
@@ -119,7 +119,7 @@ struct LivenessDecisionTests {
         let events = session.startDetect() + session.play(FlowTests.genuine)
         #expect(summaries(events) == FlowTests.scenarios[0].expected)
         let success = try #require(Self.results(events).last)
-        #expect(try Self.delta(success).liveness?.verdict == "genuine")
+        #expect(try Self.delta(success).liveness?.verdict == .genuine)
         #expect(success.liveness?.spoofScore ?? 1 < 0.5)
     }
 
@@ -133,7 +133,7 @@ struct LivenessDecisionTests {
         #expect(summaries(events) == FlowTests.scenarios[0].expected)
         let success = try #require(Self.results(events).last)
         let liveness = try #require(try Self.delta(success).liveness)
-        #expect(liveness.verdict == "unmeasured" && liveness.mode == .enforce)
+        #expect(liveness.verdict == .unmeasured && liveness.mode == .enforce)
         #expect(liveness.evidence == nil && liveness.checks.isEmpty)
     }
 
@@ -160,16 +160,16 @@ struct LivenessDecisionTests {
         // Overtime stays overtime: its verdict is reported, and it is an
         // interim one (the flow never completed): the grey copy's colour fails.
         #expect(results[1].code == .overtime)
-        #expect(try Self.delta(results[1]).liveness?.verdict == "spoof")
-        #expect(results[1].liveness?.verdict == "spoof")
-        #expect(results[1].liveness?.checks.first { $0.name == "chroma" }?.verdict == "fail")
+        #expect(try Self.delta(results[1]).liveness?.verdict == .spoof)
+        #expect(results[1].liveness?.verdict == .spoof)
+        #expect(results[1].liveness?.checks.first { $0.name == "chroma" }?.verdict == .fail)
 
         // Lost before the rotations: what needs them is still pending.
         let lost = Self.session(evidence: Self.card)
         let lostEvents = lost.startDetect() + lost.play(MeasurementScript(fps: 10).front(0.5).missing(1.6))
         let last = try #require(Self.results(lostEvents).last)
-        #expect(last.code == .lost && last.liveness?.verdict == "pending")
-        #expect(last.liveness?.checks.first { $0.name == "opticallyVariable" }?.verdict == "pending")
+        #expect(last.code == .lost && last.liveness?.verdict == .pending)
+        #expect(last.liveness?.checks.first { $0.name == "opticallyVariable" }?.verdict == .pending)
     }
 
     /// The watchdog's overtime (media time extrapolated, no frame) judges too.
@@ -179,7 +179,7 @@ struct LivenessDecisionTests {
         session.play(MeasurementScript(fps: 10).front(0.5))
         let events = session.advance(to: MediaTime(seconds: 5))
         let result = try #require(Self.results(events).first)
-        #expect(result.code == .overtime && result.liveness?.verdict == "spoof")
+        #expect(result.code == .overtime && result.liveness?.verdict == .spoof)
     }
 
     // MARK: The JSON line
@@ -203,15 +203,15 @@ struct LivenessDecisionTests {
     /// The line's exact bytes for a given report (the judging itself is the
     /// lead's, so the report is built by hand here).
     @Test func jsonLivenessSpelling() {
-        var verdict = LivenessVerdict(evidence: nil, thresholds: .init(), mode: .report)
-        verdict.verdict = "spoof"
-        verdict.spoofScore = 0.8
-        verdict.checks = [
-            LivenessCheck(name: "opticallyVariable", score: 1.5, threshold: 6, verdict: "fail", frames: 18),
-            LivenessCheck(name: "blackLevel", score: nil, threshold: 0.22, verdict: "unmeasured", frames: 0),
+        var report = LivenessReport(evidence: nil, thresholds: .init(), mode: .report)
+        report.verdict = .spoof
+        report.spoofScore = 0.8
+        report.checks = [
+            LivenessCheck(name: "opticallyVariable", score: 1.5, threshold: 6, verdict: .fail, frames: 18),
+            LivenessCheck(name: "blackLevel", score: nil, threshold: 0.22, verdict: .unmeasured, frames: 0),
         ]
         let result = LivenessResult(code: .success, t: MediaTime(seconds: 8.92), delta: "{}", images: [],
-                                    liveness: LivenessReport(verdict, evidence: nil))
+                                    liveness: report)
         #expect(EventLineEncoder().line(for: .result(result))
                 == #"{"type":"result","success":true,"retCode":0,"message":"","t":8.92,"images":{},"liveness":{"mode":"report","verdict":"spoof","spoofScore":0.8,"checks":[{"name":"opticallyVariable","score":1.5,"threshold":6.0,"verdict":"fail","frames":18},{"name":"blackLevel","score":null,"threshold":0.22,"verdict":"unmeasured","frames":0}]}}"#)
     }

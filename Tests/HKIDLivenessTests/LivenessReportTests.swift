@@ -5,7 +5,7 @@ import Testing
 /// check fails on what, interim against final verdicts, and the spoof score
 /// the ROC curves are drawn with.
 @Suite("Liveness verdict")
-struct LivenessVerdictTests {
+struct LivenessReportTests {
     static let thresholds = LivenessThresholds()
 
     static func evidence(frames: Int = 60, shift: Double? = 20, chroma: Double? = 30,
@@ -15,41 +15,41 @@ struct LivenessVerdictTests {
                          chroma: chroma, blackLevel: black, finePrint: 0.07)
     }
 
-    static func verdict(_ e: LivenessEvidence?, final: Bool = true, mode: LivenessMode = .enforce) -> LivenessVerdict {
-        LivenessVerdict(evidence: e, thresholds: thresholds, mode: mode, final: final)
+    static func verdict(_ e: LivenessEvidence?, final: Bool = true, mode: LivenessMode = .enforce) -> LivenessReport {
+        LivenessReport(evidence: e, thresholds: thresholds, mode: mode, final: final)
     }
 
-    static func check(_ v: LivenessVerdict, _ name: String) -> String? {
+    static func check(_ v: LivenessReport, _ name: String) -> LivenessCheck.Verdict? {
         v.checks.first { $0.name == name }?.verdict
     }
 
     @Test func eachCheckFailsOnTheAttackItTargets() {
         let card = Self.verdict(Self.evidence())
-        #expect(card.verdict == "genuine" && !card.endsSession)
-        #expect(card.checks.map(\.verdict) == ["pass", "pass", "pass"])
+        #expect(card.verdict == .genuine && !card.endsSession)
+        #expect(card.checks.map(\.verdict) == [.pass, .pass, .pass])
 
         let copy = Self.verdict(Self.evidence(shift: 1.2))  // frozen hologram
-        #expect(copy.verdict == "spoof" && copy.endsSession)
-        #expect(Self.check(copy, "opticallyVariable") == "fail" && Self.check(copy, "blackLevel") == "pass")
+        #expect(copy.verdict == .spoof && copy.endsSession)
+        #expect(Self.check(copy, "opticallyVariable") == .fail && Self.check(copy, "blackLevel") == .pass)
 
         let screen = Self.verdict(Self.evidence(shift: 12, black: 0.33))  // lifted black
-        #expect(screen.verdict == "spoof")
-        #expect(Self.check(screen, "blackLevel") == "fail" && Self.check(screen, "opticallyVariable") == "pass")
+        #expect(screen.verdict == .spoof)
+        #expect(Self.check(screen, "blackLevel") == .fail && Self.check(screen, "opticallyVariable") == .pass)
 
         let grey = Self.verdict(Self.evidence(chroma: 1.3))
-        #expect(grey.verdict == "spoof" && Self.check(grey, "chroma") == "fail")
+        #expect(grey.verdict == .spoof && Self.check(grey, "chroma") == .fail)
 
         // Report mode keeps the verdict and never ends the session.
         let reported = Self.verdict(Self.evidence(shift: 1.2), mode: .report)
-        #expect(reported.verdict == "spoof" && !reported.endsSession)
+        #expect(reported.verdict == .spoof && !reported.endsSession)
     }
 
     @Test func finalVerdictFailsWhatWasNeverMeasured() {
         // The flow completed but no pose bin pair held the card: a card that
         // never showed optically variable print does not pass.
         let v = Self.verdict(Self.evidence(shift: nil))
-        #expect(v.verdict == "spoof")
-        #expect(Self.check(v, "opticallyVariable") == "unmeasured")
+        #expect(v.verdict == .spoof)
+        #expect(Self.check(v, "opticallyVariable") == .unmeasured)
     }
 
     @Test func interimVerdictJudgesOnlyWhatNeedsNoRotation() {
@@ -57,30 +57,30 @@ struct LivenessVerdictTests {
         // when a score exists: a pair of bins with two frames each is not
         // yet the evidence of a whole rotation.
         let early = Self.verdict(Self.evidence(shift: 1.0), final: false)
-        #expect(early.verdict == "pending" && !early.endsSession)
-        #expect(Self.check(early, "opticallyVariable") == "pending")
+        #expect(early.verdict == .pending && !early.endsSession)
+        #expect(Self.check(early, "opticallyVariable") == .pending)
 
         // A lifted black needs minimumFrames tracked frames before it may end a session...
         let tooSoon = Self.verdict(Self.evidence(frames: 29, black: 0.4), final: false)
-        #expect(tooSoon.verdict == "pending" && Self.check(tooSoon, "blackLevel") == "pending")
+        #expect(tooSoon.verdict == .pending && Self.check(tooSoon, "blackLevel") == .pending)
         // The spoof score still ranks it by what it showed (0.4 / 0.22 -> 0.645).
         #expect(tooSoon.spoofScore == 0.645)
         // ...and then it does.
         let screen = Self.verdict(Self.evidence(frames: 30, black: 0.4), final: false)
-        #expect(screen.verdict == "spoof" && screen.endsSession)
+        #expect(screen.verdict == .spoof && screen.endsSession)
     }
 
     @Test func noPixelsIsUnmeasuredNotSpoof() {
         for final in [true, false] {
             let v = Self.verdict(nil, final: final)
-            #expect(v.verdict == "unmeasured" && !v.endsSession && v.checks.isEmpty && v.spoofScore == 0.5)
+            #expect(v.verdict == .unmeasured && !v.endsSession && v.checks.isEmpty && v.spoofScore == 0.5)
         }
-        #expect(Self.verdict(LivenessEvidence()).verdict == "unmeasured")
+        #expect(Self.verdict(LivenessEvidence()).verdict == .unmeasured)
     }
 
     @Test func spoofScoreIsHalfAtTheThresholdAndGrowsWithTheEvidence() {
         let atThreshold = Self.verdict(Self.evidence(shift: Self.thresholds.opticallyVariableShift))
-        #expect(atThreshold.spoofScore == 0.5 && atThreshold.verdict == "genuine")
+        #expect(atThreshold.spoofScore == 0.5 && atThreshold.verdict == .genuine)
         let scores = [40.0, 20, 8, 4, 1].map { Self.verdict(Self.evidence(shift: $0)).spoofScore }
         #expect(scores == scores.sorted() && Set(scores).count == scores.count)
         // The worst check decides.
@@ -105,7 +105,7 @@ struct LivenessVerdictTests {
         let spoof = MediaTime(seconds: 29.0 / 30)
         #expect(events.last == .result(.spoof, at: spoof))
         #expect(machine.phase == .ended(.spoof))
-        #expect(machine.evidence.liveness?.checks.first { $0.name == "blackLevel" }?.verdict == "fail")
+        #expect(machine.evidence.liveness?.checks.first { $0.name == "blackLevel" }?.verdict == .fail)
         #expect(reads == 1)  // read on the 30th tracked frame only
 
         // In report mode the same evidence lets the flow go on.

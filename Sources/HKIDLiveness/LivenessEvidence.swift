@@ -1,0 +1,76 @@
+import CCardVision
+
+/// What the tracked frames said about the card's material (the shim's
+/// `hkcv_liveness`): the raw scores the liveness checks judge. `nil` scores
+/// were not measurable (too few frames, or no frame at all).
+public struct LivenessEvidence: Sendable, Hashable, Codable {
+    /// Tracked frames measured.
+    public var frames: Int
+    /// Frames front-on (|yaw| and |pitch| < 6°).
+    public var frontFrames: Int
+    /// Frames turned at least 15° on either axis.
+    public var turnedFrames: Int
+    /// Largest pose-dependent colour change of a card area (levels at a white of 200).
+    public var opticallyVariableShift: Double?
+    /// Fraction of the card whose colour moves with the pose.
+    public var opticallyVariableArea: Double?
+    /// 99th-percentile colour saturation of the card (levels).
+    public var chroma: Double?
+    /// The card's darkest print over its white (2nd over 98th percentile luma).
+    public var blackLevel: Double?
+    /// Fine-print contrast on front-on frames.
+    public var finePrint: Double?
+
+    public init(frames: Int = 0, frontFrames: Int = 0, turnedFrames: Int = 0,
+                opticallyVariableShift: Double? = nil, opticallyVariableArea: Double? = nil,
+                chroma: Double? = nil, blackLevel: Double? = nil, finePrint: Double? = nil) {
+        self.frames = frames
+        self.frontFrames = frontFrames
+        self.turnedFrames = turnedFrames
+        self.opticallyVariableShift = opticallyVariableShift
+        self.opticallyVariableArea = opticallyVariableArea
+        self.chroma = chroma
+        self.blackLevel = blackLevel
+        self.finePrint = finePrint
+    }
+
+    init(_ l: hkcv_liveness) {
+        func measured(_ v: Float) -> Double? { v < 0 ? nil : Double(v) }
+        let bins = withUnsafeBytes(of: l.pose_frames) { Array($0.bindMemory(to: Int32.self)) }
+        self.init(frames: Int(l.frames),
+                  frontFrames: Int(bins[Int(HKCV_POSE_FRONT.rawValue)]),
+                  turnedFrames: bins.dropFirst().reduce(0) { $0 + Int($1) },
+                  opticallyVariableShift: measured(l.ovi_shift),
+                  opticallyVariableArea: measured(l.ovi_area),
+                  chroma: measured(l.chroma),
+                  blackLevel: measured(l.black_level),
+                  finePrint: measured(l.fine_print))
+    }
+}
+
+/// Whether the liveness checks may end a session (retCode 5) or only report.
+public enum LivenessMode: String, Sendable, Hashable, CaseIterable, Codable {
+    /// A failed check ends the session with retCode 5 `spoof` instead of success.
+    case enforce
+    /// The verdict is in every final result's `delta.liveness`, never ends a session.
+    case report
+}
+
+/// The thresholds of the liveness checks (docs/liveness.md says why each is
+/// where it is).
+public struct LivenessThresholds: Sendable, Hashable, Codable {
+    /// A genuine card has optically variable print: some area's colour moves
+    /// at least this much (levels at a white of 200) between poses.
+    public var opticallyVariableShift: Double = 6
+    /// A card whose darkest print is lifted above this fraction of its white
+    /// is a screen (or a print) re-filmed.
+    public var blackLevel: Double = 0.22
+    /// A card with less colour saturation than this is a grey copy.
+    public var chroma: Double = 6
+    /// Tracked frames before the checks that need no rotation (black level,
+    /// colour) may end a session early: one second at 30 fps, so a moment
+    /// of a finger or a reflection over the card is outvoted.
+    public var minimumFrames: Int = 30
+
+    public init() {}
+}
