@@ -111,7 +111,7 @@ let package = Package(
 
         .executableTarget(name: "hkid-bench", dependencies: ["CCardVision", "CCardRender", "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDRegression", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]),
 
-        .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender", "HKIDRegression"]),
+        .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender", "HKIDRegression", "HKIDLiveness"]),
         .testTarget(name: "HKIDLivenessTests", dependencies: ["HKIDLiveness"]),
         .testTarget(name: "HKIDMediaTests", dependencies: ["HKIDMedia"]),
         .testTarget(name: "HKIDPipelineTests", dependencies: ["HKIDPipeline", "HKIDLiveness", "HKIDMedia"]),

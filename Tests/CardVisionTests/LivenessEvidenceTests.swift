@@ -6,14 +6,15 @@
 import CCardRender
 import CCardVision
 import Foundation
+import HKIDLiveness
 import Testing
 
-/// The defaults of HKIDLiveness's `LivenessThresholds` (this target does not
-/// link HKIDLiveness; docs/liveness.md says why each is where it is).
+/// The shipped `LivenessThresholds`, in the shim's Float units
+/// (docs/liveness.md says why each is where it is).
 enum DefaultThresholds {
-    static let opticallyVariableShift: Float = 6
-    static let blackLevel: Float = 0.22
-    static let chroma: Float = 6
+    static let opticallyVariableShift = Float(LivenessThresholds().opticallyVariableShift)
+    static let blackLevel = Float(LivenessThresholds().blackLevel)
+    static let chroma = Float(LivenessThresholds().chroma)
 }
 
 @Suite struct LivenessEvidenceTests {

@@ -171,12 +171,7 @@ import Testing
     @Test func badMaterialValuesAreRefused() {
         let scenes = Scenes(seed: 26)
         let base = scenes.scene(width: 320, height: 240)
-        var pixels = [UInt8](repeating: 0, count: 320 * 240 * 3)
-        func status(_ change: (inout cr_scene) -> Void) -> cr_status {
-            var s = base
-            change(&s)
-            return pixels.withUnsafeMutableBufferPointer { cr_render_bgr(scenes.renderer, &s, $0.baseAddress, 960, nil) }
-        }
+        func status(_ change: (inout cr_scene) -> Void) -> cr_status { scenes.status(of: base, change) }
         #expect(base.ovi == 1, "the patch is on by default")
         #expect(status { _ in } == CR_OK)
         #expect(status { $0.material = cr_material(rawValue: 4) } == CR_ERR_ARG)

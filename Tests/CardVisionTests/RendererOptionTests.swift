@@ -149,12 +149,7 @@ import Testing
     @Test func badHarderSceneValuesAreRefused() {
         let scenes = Scenes(seed: 7)
         let base = scenes.scene(width: 320, height: 240)
-        var pixels = [UInt8](repeating: 0, count: 320 * 240 * 3)
-        func status(_ change: (inout cr_scene) -> Void) -> cr_status {
-            var s = base
-            change(&s)
-            return pixels.withUnsafeMutableBufferPointer { cr_render_bgr(scenes.renderer, &s, $0.baseAddress, 960, nil) }
-        }
+        func status(_ change: (inout cr_scene) -> Void) -> cr_status { scenes.status(of: base, change) }
         #expect(status { _ in } == CR_OK)
         #expect(status { $0.setHand(0, cr_hand_part(kind: cr_hand_kind(rawValue: 7), edge: CR_EDGE_TOP, pos: 0.5, width_mm: 10, reach_mm: 5)) } == CR_ERR_ARG)
         #expect(status { $0.setHand(3, cr_hand_part(kind: CR_HAND_THUMB, edge: CR_EDGE_TOP, pos: 0.5, width_mm: 0, reach_mm: 5)) } == CR_ERR_ARG)

@@ -41,6 +41,16 @@ final class Scenes {
         return s
     }
 
+    /// The renderer's answer to `base` changed by `change` (a 320 px wide
+    /// BGR frame is drawn): how a test sees which scene values are refused.
+    func status(of base: cr_scene, _ change: (inout cr_scene) -> Void) -> cr_status {
+        var s = base
+        change(&s)
+        let w = Int(s.width), h = Int(s.height)
+        var pixels = [UInt8](repeating: 0, count: max(1, w * h * 3))
+        return pixels.withUnsafeMutableBufferPointer { cr_render_bgr(renderer, &s, $0.baseAddress, Int32(w * 3), nil) }
+    }
+
     /// Distance (mm) at which the card spans `ratio` of the frame width, front-on.
     static func distance(forWidthRatio ratio: Double, scene s: cr_scene) -> Double {
         let f = Double(s.width) / 2 / tan(s.hfov_deg * .pi / 360)
