@@ -116,7 +116,7 @@ const withToken = (path) => token ? path + (path.includes("?") ? "&" : "?") + "a
 const api = (path, options) => fetch(withToken(path), options).then(r => r.ok ? r.json() : Promise.reject(r));
 const $ = (id) => document.getElementById(id);
 const text = {
-  "zh-HK": { steps: ["正面對準", "第一次翻轉", "復位", "第二次翻轉"], rot2018: ["向右", "向左"], rot2003: ["向上", "向下"],
+  "zh-HK": { steps: ["正面對準", "第一次翻轉", "復位", "第二次翻轉"],
              ok: "檢測成功", fail: { 2: "光線過亮", 3: "證件遺失", 4: "超時", 5: "疑似偽造證件" }, cancelled: "已取消", interrupted: "已中斷",
              dirs: { right: "向右", left: "向左", up: "向上", down: "向下" },
              liveness: "防偽檢測", verdicts: { genuine: "真證件", spoof: "疑似偽造", pending: "未完成", unmeasured: "未能量度" },
@@ -127,7 +127,7 @@ const text = {
              statuses: { completed: "成功", failed: "失敗", cancelled: "已取消", interrupted: "已中斷", active: "進行中" },
              reasons: { "cancelled by the operator": "操作員已取消", "the station shut down": "檢測站已關閉",
                         "the video source ended": "影像來源已結束" } },
-  "en": { steps: ["Face the camera", "First rotation", "Back to front", "Second rotation"], rot2018: ["right", "left"], rot2003: ["up", "down"],
+  "en": { steps: ["Face the camera", "First rotation", "Back to front", "Second rotation"],
           ok: "Verified", fail: { 2: "Too much glare", 3: "Card lost", 4: "Time is up", 5: "Not a genuine card" }, cancelled: "Cancelled", interrupted: "Interrupted",
           dirs: { right: "right", left: "left", up: "up", down: "down" },
           liveness: "Liveness", verdicts: { genuine: "genuine", spoof: "spoof", pending: "pending", unmeasured: "unmeasured" },
@@ -137,7 +137,7 @@ const text = {
           reconnecting: "Event stream interrupted; reconnecting…", frames: (a, d) => a + "\u00a0frames analysed, " + d + "\u00a0dropped",
           statuses: { completed: "completed", failed: "failed", cancelled: "cancelled", interrupted: "interrupted", active: "active" },
           reasons: {} },
-  "zh-CN": { steps: ["正面对准", "第一次翻转", "复位", "第二次翻转"], rot2018: ["向右", "向左"], rot2003: ["向上", "向下"],
+  "zh-CN": { steps: ["正面对准", "第一次翻转", "复位", "第二次翻转"],
              ok: "检测成功", fail: { 2: "光线过亮", 3: "证件丢失", 4: "超时", 5: "疑似伪造证件" }, cancelled: "已取消", interrupted: "已中断",
              dirs: { right: "向右", left: "向左", up: "向上", down: "向下" },
              liveness: "防伪检测", verdicts: { genuine: "真证件", spoof: "疑似伪造", pending: "未完成", unmeasured: "未能测量" },
@@ -151,7 +151,7 @@ const text = {
 };
 let current = null, source = null, lang = "zh-HK", cardType = "2018", step = 0, quadTimer = null;
 /* The first rotation the session asked for (a random challenge may ask for
-   left or down first); null: the SDK's for the card type. */
+   left or down first); null: the SDK's for the card type (right, or up). */
 let firstRotation = null;
 const opposite = { right: "left", left: "right", up: "down", down: "up" };
 
@@ -159,8 +159,8 @@ function words() { return text[lang] || text["zh-HK"]; }
 let stoppedAt = 0;
 function renderSteps() {
   const w = words();
-  const rot = firstRotation ? [w.dirs[firstRotation], w.dirs[opposite[firstRotation]]]
-                            : (cardType === "2003" ? w.rot2003 : w.rot2018);
+  const first = firstRotation || (cardType === "2003" ? "up" : "right");
+  const rot = [w.dirs[first], w.dirs[opposite[first]]];
   const labels = [[w.steps[0]], [w.steps[1], rot[0]], [w.steps[2]], [w.steps[3], rot[1]]];
   document.querySelectorAll("#steps li").forEach((li, i) => {
     const label = li.querySelector(".label");
