@@ -87,10 +87,7 @@ void LivenessEvidence::reset() {
 }
 
 void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, double pitch, float glare) {
-    const std::vector<cv::Point2f> raster = {{0, 0}, {float(kRasterW), 0}, {float(kRasterW), float(kRasterH)},
-                                             {0, float(kRasterH)}};
-    const cv::Matx33d H = cv::getPerspectiveTransform(raster, std::vector<cv::Point2f>(q.begin(), q.end()));
-    ColourRaster card = warp_colour(image, H, kRasterW, kRasterH);
+    ColourRaster card = warp_colour(image, raster_to_quad(q, kRasterW, kRasterH), kRasterW, kRasterH);
     if (card.empty()) return;
 
     // Full-range Y, and Cb, Cr centred on 0, whatever the input.
