@@ -43,6 +43,9 @@ public enum GStreamerRuntime {
     ///   way; their dependencies are few and nothing was gained.
     /// - Every videoflip that may not rotate starts in passthrough (CGStreamer.c):
     ///   otherwise 1.22 copies each unrotated frame.
+    /// - A decoder that decodebin creates gets one thread fewer than the
+    ///   machine has cores (CGStreamer.c): the analysis runs beside it on a
+    ///   core of its own instead of waiting for libav's frame threads.
     static func parseSourcePipeline(_ text: String, origin: String,
                                     notABin: String) throws(MediaError) -> (pipeline: UnsafeMutablePointer<GstElement>, bin: UnsafeMutablePointer<GstBin>) {
         try ensureInitialised()
@@ -63,6 +66,7 @@ public enum GStreamerRuntime {
         // sinking it makes the caller's one unref right in every case.
         gst_object_ref_sink(parsed)
         hk_videoflips_start_in_passthrough(bin)
+        hk_decoders_leave_a_core(bin)
         return (parsed, bin)
     }
 

@@ -172,12 +172,22 @@ public:
     void skip();
     void reset();
 private:
-    void prepare(const cv::Mat &luma);
-    cv::Mat small_, mask_;
+    static int shrink_for(const cv::Mat &luma);
+    // The crop a card needs: the current one while it is large enough.
+    cv::Size wanted_crop(const cv::Mat &luma, const Quad &card) const;
+    // This frame's small copy and pyramid, of a crop of `size` centred on
+    // `around` (the card's last quad, or this frame's).
+    void build(const cv::Mat &luma, const Quad &around, cv::Size size);
+    cv::Mat half_, small_, mask_;
+    cv::Mat view_;  // this frame's crop at the flow's scale (small_, or the frame itself)
     std::vector<cv::Mat> prev_, next_;  // pyramids of the last committed and this frame
+    cv::Rect prev_crop_, next_crop_;         // each pyramid's crop of the frame, full-size pixels
+    cv::Point2f prev_origin_, next_origin_;  // where each crop starts, in small-image pixels
     bool next_ready_ = false, firm_ = false;
     double scale_ = 1;
-    std::vector<cv::Point2f> points_, moved_, from_, to_;
+    // Points are kept in small-image pixels of the whole frame; the
+    // pyramids cover crops of it.
+    std::vector<cv::Point2f> points_, moved_, from_, to_, local_from_, local_to_;
     std::vector<uint8_t> status_, inliers_;
     std::vector<float> errors_;
 };

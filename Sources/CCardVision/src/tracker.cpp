@@ -68,6 +68,16 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     if (auto moved = flow_.predict(luma, quad_)) {
         const float radius = float(std::clamp(3.0 + 0.01 * mean_width(quad_), 4.0, 10.0));
         if (auto r = polish(luma, *moved, radius, focal, flow_.firm())) return r;
+        // A card whipped through the frame has edges smeared over tens of
+        // pixels, but its print still moves as one: when nearly all of many
+        // points agree, where they say the card is stands for this frame.
+        if (flow_.firm() && card_shaped(*moved, cv::Size(luma.cols, luma.rows), focal) && min_side(*moved) >= 12) {
+            Refinement r;
+            r.quad = *moved;
+            r.confidence = 0.5f;
+            r.ok = true;
+            return r;
+        }
     }
     // No print to follow (a plain card, heavy blur): a constant-velocity
     // guess and a search radius as wide as the motion.
@@ -92,6 +102,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     const cv::Size size(luma.cols, luma.rows);
     if (size != frame_size_) {
         lose();
+        flow_.reset();
         focal_.reset();
         frame_size_ = size;
     }

@@ -98,6 +98,12 @@ gboolean hk_message_is_forwarded_eos_within(GstMessage *msg, GstObject *within);
  * starts in passthrough (GStreamer 1.22 copies every frame otherwise). */
 void hk_videoflips_start_in_passthrough(GstBin *bin);
 
+/* Every decoder that decodebin (or another bin in `bin`) creates later and
+ * that takes a thread count (libav's max-threads) gets one thread fewer than
+ * the machine has cores, at least one: the analysis of the frames needs a
+ * core of its own, and a decoder that occupies all of them makes it wait. */
+void hk_decoders_leave_a_core(GstBin *bin);
+
 /* Whether data can still reach `element`: following its sink pads upstream
  * through linked peers arrives at a source. FALSE when a link on the way
  * was never made (decodebin exposed no pad the video branch could take). */
