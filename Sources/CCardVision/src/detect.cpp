@@ -209,13 +209,15 @@ std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &contour) {
     }
     if (poly.size() != 4) return std::nullopt;
     std::array<cv::Vec4f, 4> lines;
+    std::vector<cv::Point2f> on_side;
+    std::vector<float> weights;
     for (int s = 0; s < 4; ++s) {
         const cv::Point2f a(poly[s]), b(poly[(s + 1) % 4]);
         const cv::Point2f d = b - a;
         const float len2 = d.dot(d);
         if (len2 < 16) return std::nullopt;
         const float len = std::sqrt(len2);
-        std::vector<cv::Point2f> on_side;
+        on_side.clear();
         for (const auto &p : contour) {
             const cv::Point2f q = cv::Point2f(p) - a;
             const float t = q.dot(d) / len2;
@@ -223,11 +225,8 @@ std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &contour) {
             if (std::abs(q.x * d.y - q.y * d.x) / len > 3.0f) continue;
             on_side.push_back(cv::Point2f(p));
         }
-        if (on_side.size() < 6) {
-            lines[s] = cv::Vec4f(d.x / len, d.y / len, a.x, a.y);
-        } else {
-            cv::fitLine(on_side, lines[s], cv::DIST_HUBER, 0, 0.01, 0.01);
-        }
+        lines[s] = cv::Vec4f(d.x / len, d.y / len, a.x, a.y);
+        if (on_side.size() >= 6) lines[s] = refit_line_huber(on_side.data(), int(on_side.size()), lines[s], weights);
     }
     std::array<cv::Point2f, 4> pts;
     for (int i = 0; i < 4; ++i) {
@@ -235,7 +234,7 @@ std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &contour) {
         if (!c || cv::norm(*c - cv::Point2f(poly[i])) > 0.1 * perimeter) return std::nullopt;
         pts[i] = *c;
     }
-    return order_corners(pts);
+    return order_cyclic(pts);
 }
 
 // A straight edge: the points p(t) = origin + t * dir for t in [t0, t1].
@@ -384,7 +383,7 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
                     auto xa = meet(lines[d], lines[a]), xc = meet(lines[d], lines[c]);
                     if (!xa || !xc) continue;
                     if (cv::norm(*xa - fa) > 0.35f * la + 6.f || cv::norm(*xc - fc) > 0.35f * lc + 6.f) continue;
-                    out.push_back({order_corners({ca->at, cc->at, *xc, *xa}), false});
+                    out.push_back({order_cyclic({ca->at, cc->at, *xc, *xa}), false});
                     closed = true;
                 }
                 if (closed) continue;
@@ -403,9 +402,9 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
                 }
                 if (best_support >= 0.25f) {
                     const cv::Point2f pa = ca->at + ua * (best_lambda * reach), pc = cc->at + uc * (best_lambda * reach);
-                    out.push_back({order_corners({ca->at, cc->at, pc, pa}), true});
+                    out.push_back({order_cyclic({ca->at, cc->at, pc, pa}), true});
                 }
-                out.push_back({order_corners({ca->at, cc->at, fc, fa}), true});
+                out.push_back({order_cyclic({ca->at, cc->at, fc, fa}), true});
                 // Both legs run into the frame's border: a card cut by it
                 // (held too near, or half out of view). Its hidden side lies
                 // beyond; the card's shape decides where (consider()).
@@ -415,7 +414,7 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
                 if (at_border(fa) && at_border(fc))
                     for (int step = 1; step <= 16; ++step) {
                         const float lambda = 1.0f + 0.1f * float(step);
-                        out.push_back({order_corners({ca->at, cc->at, cc->at + uc * (lambda * lc),
+                        out.push_back({order_cyclic({ca->at, cc->at, cc->at + uc * (lambda * lc),
                                                       ca->at + ua * (lambda * la)}), true});
                     }
             }
@@ -573,7 +572,7 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
     if (incumbent) consider(scale_quad(*incumbent, float(scale), -offset * float(scale)), false);
     const std::optional<Detection> held = best;
 
-    cv::Mat edges;
+    cv::Mat edges, sensitive;
     std::vector<std::vector<cv::Point>> contours;
     // Thresholds in 3x3 Sobel units (L1 norm): a card edge of ~90 grey
     // levels, spread over three pixels by the downscale, gives ~250; a light
@@ -581,8 +580,8 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
     constexpr double kLow = 30, kHigh = 80, kStrictLow = 60, kStrictHigh = 160;
 
     // Straight edges, from the thin edges of the sensitive pass.
-    cv::Canny(gx, gy, edges, kLow, kHigh, false);
-    cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
+    cv::Canny(gx, gy, sensitive, kLow, kHigh, false);
+    cv::findContours(sensitive, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
     const float min_segment = float(std::max(8.0, min_side_small * 0.3));
     auto lines = merge_collinear(straight_segments(contours, min_segment), float(min_side_small));
     lines.erase(std::remove_if(lines.begin(), lines.end(),
@@ -603,8 +602,7 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
     for (int pass = 0; pass < 2; ++pass) {
         if (pass == 1 && best && best->score > 0.85) break;
         if (pass == 0) cv::Canny(gx, gy, edges, kStrictLow, kStrictHigh, false);
-        else cv::Canny(gx, gy, edges, kLow, kHigh, false);
-        cv::dilate(edges, edges, kernel);  // close one-pixel gaps (rounded corners, noise)
+        cv::dilate(pass == 0 ? edges : sensitive, edges, kernel);  // close one-pixel gaps (rounded corners, noise)
         contours.clear();
         cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
         for (const auto &c : contours) {

@@ -13,18 +13,11 @@ static double cross(cv::Point2f o, cv::Point2f a, cv::Point2f b) {
     return double(a.x - o.x) * (b.y - o.y) - double(a.y - o.y) * (b.x - o.x);
 }
 
-Quad order_corners(const std::array<cv::Point2f, 4> &points) {
-    cv::Point2f c(0, 0);
-    for (auto &p : points) c += p * 0.25f;
-    // Increasing atan2 with y pointing down walks the corners clockwise as
-    // seen on screen: left, top, right, bottom.
-    std::array<cv::Point2f, 4> cw = points;
-    std::sort(cw.begin(), cw.end(), [&](cv::Point2f a, cv::Point2f b) {
-        return std::atan2(a.y - c.y, a.x - c.x) < std::atan2(b.y - c.y, b.x - c.x);
-    });
+// Four points in clockwise order (on screen), started at the top edge: the
+// long pair of opposite sides is the card's top and bottom edges
+// (foreshortening of up to ~50 degrees keeps them the longer pair).
+static Quad top_edge_first(const std::array<cv::Point2f, 4> &cw) {
     auto len = [&](int i) { return cv::norm(cw[(i + 1) % 4] - cw[i]); };
-    // The long pair of opposite sides is the card's top and bottom edges
-    // (foreshortening of up to ~50 degrees keeps them the longer pair).
     int first = (len(0) + len(2) >= len(1) + len(3)) ? 0 : 1;
     int second = first + 2;
     auto mid_y = [&](int i) { return 0.5f * (cw[i].y + cw[(i + 1) % 4].y); };
@@ -32,6 +25,33 @@ Quad order_corners(const std::array<cv::Point2f, 4> &points) {
     Quad q;
     for (int k = 0; k < 4; ++k) q[k] = cw[(top + k) % 4];
     return q;
+}
+
+Quad order_corners(const std::array<cv::Point2f, 4> &points) {
+    cv::Point2f c(0, 0);
+    for (auto &p : points) c += p * 0.25f;
+    // Increasing atan2 with y pointing down walks the corners clockwise as
+    // seen on screen: left, top, right, bottom.
+    std::array<std::pair<float, cv::Point2f>, 4> by_angle;
+    for (int i = 0; i < 4; ++i) by_angle[i] = {std::atan2(points[i].y - c.y, points[i].x - c.x), points[i]};
+    std::sort(by_angle.begin(), by_angle.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::array<cv::Point2f, 4> cw;
+    for (int i = 0; i < 4; ++i) cw[i] = by_angle[i].second;
+    return top_edge_first(cw);
+}
+
+Quad order_cyclic(const std::array<cv::Point2f, 4> &points) {
+    // The search orders tens of thousands of hypotheses, each already a
+    // walk round its corners: a convex one only needs its direction.
+    int sign = 0;
+    for (int i = 0; i < 4; ++i) {
+        const double z = cross(points[i], points[(i + 1) % 4], points[(i + 2) % 4]);
+        const int si = z > 0 ? 1 : z < 0 ? -1 : 0;
+        if (si == 0 || (sign != 0 && si != sign)) return order_corners(points);
+        sign = si;
+    }
+    if (sign > 0) return top_edge_first(points);  // y down: positive turns are clockwise on screen
+    return top_edge_first({points[3], points[2], points[1], points[0]});
 }
 
 bool is_convex(const Quad &q) {
@@ -69,6 +89,47 @@ Quad scale_quad(const Quad &q, float s, cv::Point2f offset) {
     Quad r;
     for (int i = 0; i < 4; ++i) r[i] = q[i] * s + offset;
     return r;
+}
+
+bool fit_line_l2(const cv::Point2f *p, const float *w, int n, cv::Vec4f &line) {
+    double sw = 0, sx = 0, sy = 0;
+    for (int i = 0; i < n; ++i) {
+        const double wi = w ? w[i] : 1.0;
+        sw += wi;
+        sx += wi * p[i].x;
+        sy += wi * p[i].y;
+    }
+    if (sw <= 0) return false;
+    const double mx = sx / sw, my = sy / sw;
+    double cxx = 0, cxy = 0, cyy = 0;
+    for (int i = 0; i < n; ++i) {
+        const double wi = w ? w[i] : 1.0;
+        const double dx = p[i].x - mx, dy = p[i].y - my;
+        cxx += wi * dx * dx;
+        cxy += wi * dx * dy;
+        cyy += wi * dy * dy;
+    }
+    // Direction of the larger eigenvalue of [[cxx cxy] [cxy cyy]].
+    const double angle = 0.5 * std::atan2(2 * cxy, cxx - cyy);
+    line = cv::Vec4f(float(std::cos(angle)), float(std::sin(angle)), float(mx), float(my));
+    return true;
+}
+
+cv::Vec4f refit_line_huber(const cv::Point2f *p, int n, cv::Vec4f line, std::vector<float> &weights) {
+    constexpr float c = 1.345f;
+    weights.resize(n);
+    for (int iteration = 0; iteration < 6; ++iteration) {
+        for (int i = 0; i < n; ++i) {
+            const float r = distance_to(line, p[i]);
+            weights[i] = r <= c ? 1.f : c / r;
+        }
+        cv::Vec4f next;
+        if (!fit_line_l2(p, weights.data(), n, next)) break;
+        const float moved = std::abs(next[0] * line[1] - next[1] * line[0]) + distance_to(line, {next[2], next[3]}) * 0.01f;
+        line = next;
+        if (moved < 1e-4f) break;
+    }
+    return line;
 }
 
 std::optional<cv::Point2f> intersect(const cv::Vec4f &a, const cv::Vec4f &b) {

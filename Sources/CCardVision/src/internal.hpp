@@ -46,6 +46,9 @@ inline int bilinear_q16(const uint8_t *p, size_t step, int fx, int fy) {
 // Orders four points as TL, TR, BR, BL of a landscape card that is rolled by
 // less than 90 degrees: the top edge is the long side nearer the image top.
 Quad order_corners(const std::array<cv::Point2f, 4> &points);
+// The same for four points that already walk round a quad, either way
+// (falls back to order_corners when they do not make a convex one).
+Quad order_cyclic(const std::array<cv::Point2f, 4> &points);
 bool is_convex(const Quad &q);
 double quad_area(const Quad &q);
 double min_side(const Quad &q);
@@ -53,6 +56,19 @@ double mean_width(const Quad &q);  // mean of top and bottom edge lengths
 Quad scale_quad(const Quad &q, float s, cv::Point2f offset = {0, 0});
 // Intersection of two lines given as (vx, vy, x0, y0); nullopt if parallel.
 std::optional<cv::Point2f> intersect(const cv::Vec4f &a, const cv::Vec4f &b);
+// Distance of p from a line given as (vx, vy, x0, y0) with a unit direction.
+inline float distance_to(const cv::Vec4f &line, cv::Point2f p) {
+    return std::abs((p.x - line[2]) * line[1] - (p.y - line[3]) * line[0]);
+}
+// Total least squares line through the points with weights (all 1 when w
+// is null): the centroid and the principal axis of the scatter, in closed
+// form; what cv::fitLine(DIST_L2) computes, without its allocations.
+bool fit_line_l2(const cv::Point2f *p, const float *w, int n, cv::Vec4f &line);
+// Huber M-estimate of a line (c = 1.345 px, OpenCV's default for
+// DIST_HUBER) by iteratively reweighted total least squares from `start`:
+// what cv::fitLine(DIST_HUBER) computes, without its allocations and its
+// restarts from random subsets. `weights` is scratch.
+cv::Vec4f refit_line_huber(const cv::Point2f *p, int n, cv::Vec4f start, std::vector<float> &weights);
 
 // The shape of the plane rectangle the quad is the image of, given the focal
 // length and a principal point at the image centre: its aspect (width/height)

@@ -25,39 +25,7 @@ struct SideFit {
     bool fitted = false;
 };
 
-// Total least squares line through the points with weights (all 1 when w
-// is null): the centroid and the principal axis of the scatter, in closed
-// form; what cv::fitLine(DIST_L2) computes, without its allocations.
-bool fit_line_l2(const cv::Point2f *p, const float *w, int n, cv::Vec4f &line) {
-    double sw = 0, sx = 0, sy = 0;
-    for (int i = 0; i < n; ++i) {
-        const double wi = w ? w[i] : 1.0;
-        sw += wi;
-        sx += wi * p[i].x;
-        sy += wi * p[i].y;
-    }
-    if (sw <= 0) return false;
-    const double mx = sx / sw, my = sy / sw;
-    double cxx = 0, cxy = 0, cyy = 0;
-    for (int i = 0; i < n; ++i) {
-        const double wi = w ? w[i] : 1.0;
-        const double dx = p[i].x - mx, dy = p[i].y - my;
-        cxx += wi * dx * dx;
-        cxy += wi * dx * dy;
-        cyy += wi * dy * dy;
-    }
-    // Direction of the larger eigenvalue of [[cxx cxy] [cxy cyy]].
-    const double angle = 0.5 * std::atan2(2 * cxy, cxx - cyy);
-    line = cv::Vec4f(float(std::cos(angle)), float(std::sin(angle)), float(mx), float(my));
-    return true;
-}
-
-inline float distance_to(const cv::Vec4f &line, cv::Point2f p) {
-    return std::abs((p.x - line[2]) * line[1] - (p.y - line[3]) * line[0]);
-}
-
-// Huber M-estimate of a line (c = 1.345 px, OpenCV's default for
-// DIST_HUBER) by iteratively reweighted total least squares. It starts from
+// Huber M-estimate of a line (refit_line_huber). It starts from
 // a fit that a thumb over part of the edge cannot drag: the line through the
 // medians of the offsets along the normal in the two halves of the side.
 cv::Vec4f fit_line_huber(const cv::Point2f *p, const float *offsets, int n, cv::Point2f origin_dir,
@@ -75,20 +43,7 @@ cv::Vec4f fit_line_huber(const cv::Point2f *p, const float *offsets, int n, cv::
         if (len > 1e-3f) line = cv::Vec4f(d.x / len, d.y / len, p[i0].x, p[i0].y);
         else line = cv::Vec4f(origin_dir.x, origin_dir.y, p[0].x, p[0].y);
     }
-    constexpr float c = 1.345f;
-    s.weights.resize(n);
-    for (int iteration = 0; iteration < 6; ++iteration) {
-        for (int i = 0; i < n; ++i) {
-            const float r = distance_to(line, p[i]);
-            s.weights[i] = r <= c ? 1.f : c / r;
-        }
-        cv::Vec4f next;
-        if (!fit_line_l2(p, s.weights.data(), n, next)) break;
-        const float moved = std::abs(next[0] * line[1] - next[1] * line[0]) + distance_to(line, {next[2], next[3]}) * 0.01f;
-        line = next;
-        if (moved < 1e-4f) break;
-    }
-    return line;
+    return refit_line_huber(p, n, line, s.weights);
 }
 
 SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f centre, int radius, RefineScratch &s) {
