@@ -134,7 +134,11 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         // Only a quad that encloses the tracked one may replace it: when a
         // thumb covers a side for a moment, the tracked card ranks lower
         // than the boxes printed on it, and those must not take over.
-        if (auto d = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, &found->quad);
+        // At the scale the whole frame is searched at (the card was found
+        // there; the neighbourhood at a finer scale cost four times more).
+        const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
+                                                std::max(size.width, size.height)));
+        if (auto d = detect_card(luma, chroma_, roi, long_side, focal, &found->quad);
             d && !d->incumbent && encloses(d->quad, found->quad, 0.02f * float(mean_width(found->quad)))) {
             if (auto better = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) {
                 found = better;
