@@ -111,3 +111,15 @@ extension CardTracker: StillProvider {
         }
     }
 }
+
+/// OpenCV's thread pool, which the vision shim shares with everything else
+/// in the process that uses OpenCV.
+public enum VisionThreads {
+    /// Runs OpenCV's parallel loops on at most `threads` threads, process-wide
+    /// (1: on the calling thread). A replay sets 1: the decoder already keeps
+    /// the other cores busy, and handing each frame's flow and warps to the
+    /// pool cost a quarter more CPU a frame (docs/benchmarks.md).
+    public static func limit(to threads: Int) {
+        hkcv_set_opencv_threads(Int32(max(1, threads)))
+    }
+}

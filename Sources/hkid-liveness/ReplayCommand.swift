@@ -52,6 +52,9 @@ struct ReplayCommand: ParsableCommand {
 
     func run() throws {
         logging.bootstrap()
+        // Replay is throughput: the decoders keep the other cores busy, so
+        // OpenCV's pool would only add hand-offs (docs/benchmarks.md).
+        VisionThreads.limit(to: 1)
         let description = try pipeline.description(else: .replay)
         if checksExpectations || files.count > 1 || report != nil {
             let batch = BatchReplay(files: files, options: session, description: description,

@@ -14,7 +14,8 @@
  *
  * Plain C on purpose: no C++ types or exceptions cross this boundary, every
  * entry point returns an hkcv_status, and there is no global state, so any
- * number of trackers may run on different threads. One tracker must not be
+ * number of trackers may run on different threads (hkcv_set_opencv_threads
+ * is the one process-wide setting, and it is OpenCV's). One tracker must not be
  * used from two threads at once; the stills taken from it may.
  *
  * Geometry follows shared/SPEC.md section 1: corners are top-left, top-right,
@@ -110,6 +111,13 @@ typedef struct hkcv_config {
     const char *face_cascade_path; /* OpenCV face cascade (Haar or LBP) for the head crop; NULL = opencv-data's
                                       LBP frontal face, then its Haar one if that finds none; "" = no face detector */
 } hkcv_config;
+
+/* How many threads OpenCV's parallel loops use, in the whole process (the
+ * pool is OpenCV's, shared with every other user of OpenCV): 1 runs them on
+ * the calling thread. By default OpenCV uses every core. A replay that
+ * decodes on the other cores sets 1: handing the flow's and warps' stripes
+ * to the pool cost a quarter more CPU a frame, taken from the decoder. */
+void hkcv_set_opencv_threads(int threads);
 
 /* Fills *config with the defaults above. */
 void hkcv_config_default(hkcv_config *config);

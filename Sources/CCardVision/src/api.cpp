@@ -101,6 +101,14 @@ static bool config_valid(const hkcv_config &c) {
            c.still_width >= 64 && c.still_width <= 4096 && c.jpeg_quality >= 1 && c.jpeg_quality <= 100;
 }
 
+void hkcv_set_opencv_threads(int threads) {
+    try {
+        cv::setNumThreads(std::max(1, threads));
+    } catch (...) {
+        // OpenCV does not throw here; nothing may cross the C boundary if it did.
+    }
+}
+
 hkcv_tracker *hkcv_tracker_create(const hkcv_config *config, int *err) {
     auto fail = [&](int code) -> hkcv_tracker * {
         if (err) *err = code;

@@ -205,7 +205,6 @@ private:
     // pyramids cover crops of it.
     std::vector<cv::Point2f> points_, moved_, from_, to_, local_from_, local_to_;
     std::vector<uint8_t> status_, inliers_;
-    std::vector<float> errors_;
 };
 
 // ---- pose.cpp -----------------------------------------------------------
