@@ -350,7 +350,8 @@ std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines) {
 // Three sides a, b, c (b between the corners ab and cb) and the far ends of
 // a and c: quads closed by a line found among the others, or inferred.
 void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
-                        const std::vector<Corner> &corners, std::vector<std::pair<Quad, bool>> &out) {
+                        const std::vector<Corner> &corners, bool reach_further,
+                        std::vector<std::pair<Quad, bool>> &out) {
     // Corners grouped by the line they lie on and the end of it.
     std::vector<std::array<std::vector<std::pair<int, const Corner *>>, 2>> at(lines.size());
     for (const auto &c : corners) {
@@ -386,15 +387,38 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
                     out.push_back({order_cyclic({ca->at, cc->at, *xc, *xa}), false});
                     closed = true;
                 }
+                // Both legs may end early (a cup in front of one side, the
+                // frame's border across the other): the fourth side may lie
+                // beyond their ends, as far as a card with this base could
+                // be long.
+                const cv::Point2f ua = (fa - ca->at) / la, uc = (fc - cc->at) / lc;
+                const float reach = std::max(la, lc);
+                const float longest =
+                    reach_further ? std::min(3.0f, std::max(1.35f, 1.15f * lb * float(kCardAspect) / reach)) : 1.35f;
+                // A line across the legs beyond where they end, parallel to
+                // the base and lying between them, may close the U (even
+                // when a line near their ends does: that one may be print).
+                for (size_t d = 0; reach_further && d < lines.size(); ++d) {
+                    if (d == b || int(d) == a || int(d) == c) continue;
+                    const EdgeLine &side = lines[d];
+                    if (std::abs(side.dir.dot(base.dir)) < 0.8f) continue;
+                    auto xa = meet(side, lines[a]), xc = meet(side, lines[c]);
+                    if (!xa || !xc) continue;
+                    const float ta = (*xa - ca->at).dot(ua), tc = (*xc - cc->at).dot(uc);
+                    if (std::min(ta, tc) < 0.35f * reach || std::max(ta, tc) > longest * reach) continue;
+                    if (ta <= 1.35f * la + 6.f && tc <= 1.35f * lc + 6.f) continue;  // not beyond the ends
+                    const float s0 = std::min(side.along(*xa), side.along(*xc)), s1 = std::max(side.along(*xa), side.along(*xc));
+                    if (std::min(s1, side.t1) - std::max(s0, side.t0) < 0.3f * (s1 - s0)) continue;
+                    out.push_back({order_cyclic({ca->at, cc->at, *xc, *xa}), true});
+                }
                 if (closed) continue;
                 // Open U: the fourth side is where, along the legs, a line
                 // across them finds the most edge. The legs' own ends say
                 // little: a leg ends early under a thumb, or its line runs
                 // on into the background.
-                const cv::Point2f ua = (fa - ca->at) / la, uc = (fc - cc->at) / lc;
-                const float reach = std::max(la, lc);
+                const int steps = int(std::lround((longest - 0.35f) / 0.05f));
                 float best_support = 0, best_lambda = 0;
-                for (int step = 0; step <= 20; ++step) {
+                for (int step = 0; step <= steps; ++step) {
                     const float lambda = 0.35f + 0.05f * float(step);
                     const cv::Point2f pa = ca->at + ua * (lambda * reach), pc = cc->at + uc * (lambda * reach);
                     const float support = float(side_support(gx, gy, pa, pc));
@@ -465,7 +489,7 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
 }  // namespace
 
 std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
-                                     double focal_px, const Quad *incumbent) {
+                                     double focal_px, const Quad *incumbent, bool reach_further) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < 16 || roi.height < 16) return std::nullopt;
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
@@ -593,7 +617,7 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         lines.resize(120);
     }
     std::vector<std::pair<Quad, bool>> hypotheses;
-    quads_from_corners(gx, gy, lines, find_corners(lines), hypotheses);
+    quads_from_corners(gx, gy, lines, find_corners(lines), reach_further, hypotheses);
     for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
 
     // Closed outlines: strict edges first (less clutter joins the card's

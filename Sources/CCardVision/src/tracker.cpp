@@ -55,11 +55,24 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
 
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
     auto d = detect_card(luma, chroma_, roi, config_.detect_long_side, focal);
+    if (d) return polish(luma, d->quad, d->pixel_error + 2.0f, focal);
     // A coarser look: a card held so near that it is out of focus has edges
-    // tens of pixels wide, which read as edges only at half the size.
-    if (!d) d = detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal);
+    // tens of pixels wide, which read as edges only at half the size. Such
+    // a card is often cut by the frame or has something in front of part
+    // of a side, so its sides may be looked for further on.
+    d = detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal, nullptr, true);
     if (!d) return std::nullopt;
-    return polish(luma, d->quad, d->pixel_error + 2.0f, focal);
+    if (auto r = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) return r;
+    // Edges spread over tens of pixels have no step steep enough to fit at
+    // full size: they are fitted at half size (a pixel there is the mean of
+    // four, centred at 2x + 0.5), where they are half as wide.
+    cv::resize(luma, half_luma_, cv::Size(luma.cols / 2, luma.rows / 2), 0, 0, cv::INTER_AREA);
+    Quad guess;
+    for (int i = 0; i < 4; ++i) guess[i] = (d->quad[i] - cv::Point2f(0.5f, 0.5f)) * 0.5f;
+    auto r = polish(half_luma_, guess, d->pixel_error * 0.5f + 2.0f, focal * 0.5);
+    if (!r) return std::nullopt;
+    for (auto &p : r->quad) p = p * 2.0f + cv::Point2f(0.5f, 0.5f);
+    return r;
 }
 
 std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {

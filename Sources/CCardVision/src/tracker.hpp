@@ -51,6 +51,7 @@ private:
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
     cv::Mat luma_scratch_;
+    cv::Mat half_luma_;  // a blurred near card's edges are fitted at half size
     Chroma chroma_;  // this frame's, wrapped; empty outside process()
     TextureFlow flow_;
     PhotometryScratch photometry_;
