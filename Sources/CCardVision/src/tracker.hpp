@@ -5,6 +5,7 @@
 #include "liveness.hpp"
 #include "still.hpp"
 
+#include <deque>
 #include <memory>
 
 namespace cardvision {
@@ -61,6 +62,12 @@ private:
     OneEuroFilter yaw_f_, pitch_f_, roll_f_;
     bool has_pose_ = false;
     double yaw_ = 0, pitch_ = 0, roll_ = 0, speed_ = 0;
+    struct PoseSample {
+        int64_t pts_ns;
+        double yaw, pitch, roll;
+    };
+    static constexpr int64_t kSpeedWindowNs = 150'000'000;
+    std::deque<PoseSample> pose_history_;  // the filtered poses of the last kSpeedWindowNs
     FocalEstimator focal_;
 
     LivenessEvidence liveness_;
