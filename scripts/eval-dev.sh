@@ -7,7 +7,8 @@
 #   scripts/eval-dev.sh BIN            score, gate, exit 1 on a regression
 #   EVAL_DEV=DIR scripts/eval-dev.sh   another copy of the set
 #
-# The list is what the detector passes today; a video that newly passes is
+# The list is what the detector passes today (and for a non-attack video,
+# without an alert that the video does not contain); a video that newly passes is
 # named at the end so it can be added. The attack videos (dev_copy_*,
 # dev_screen_*) expect retCode 5 from the liveness checks (issue 13) and are
 # gated like the rest. Without the set (a clone with no shared/ beside it) this
@@ -29,7 +30,7 @@ out=.build/eval-dev.json
 "$python" "$set_dir/score.py" --videos "$set_dir" \
   --cmd "$bin replay {video} --card {card_type} --overtime {overtime} --json --trace" \
   --out "$out" | tail -n 40
-"$python" - "$out" samples/eval-dev-passing.txt <<'PY'
+"$python" - "$out" samples/eval-dev-passing.txt "$set_dir" <<'PY'
 import json, sys
 results = json.load(open(sys.argv[1]))["cases"]
 listed = [l.split("#")[0].strip() for l in open(sys.argv[2])]
@@ -47,7 +48,22 @@ for n in regressed:
           f"operations ok {c.get('ops_ok')}, alerts ok {c.get('alerts_ok')}")
 for n in newly:
     print(f"eval-dev: {n} passes and is not listed yet; add it to {sys.argv[2]}")
+# The scorer checks that the expected alerts come in order; the detector issue
+# also asks for no alert the video does not contain (a pose glitch read as a
+# whip, a printed box read as a far card). Attacks are judged by retCode only.
+extra = {}
+for n in listed:
+    c = by_name.get(n)
+    if not c or n.startswith(("dev_copy_", "dev_screen_")):
+        continue
+    gt = json.load(open(f"{sys.argv[3]}/{n}.gt.json"))
+    allowed = set(gt.get("expected", {}).get("alerts", [])) | {"VALID"}
+    unexpected = sorted(set(c.get("alerts") or []) - allowed)
+    if unexpected:
+        extra[n] = unexpected
+for n, alerts in extra.items():
+    print(f"eval-dev: UNEXPECTED ALERT {n}: {', '.join(alerts)} (the video has none)")
 passed = len(listed) - len(regressed)
-print(f"eval-dev: {passed} passed, {len(regressed)} failed")
-sys.exit(1 if regressed or missing else 0)
+print(f"eval-dev: {passed} passed, {len(regressed)} failed, {len(extra)} with an alert the video does not contain")
+sys.exit(1 if regressed or missing or extra else 0)
 PY
