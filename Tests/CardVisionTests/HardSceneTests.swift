@@ -6,7 +6,8 @@
 // loosen them to make them pass. The far card, the cut-off card and the
 // photograph backgrounds pass with the detector of docs/detector.md and run
 // in `make test`; the patterns still open (thumb and palm on a light desk,
-// bold inner frames, glare on limited range, a photographic card face) run
+// bold inner frames, glare on limited range, a photographic card face, a
+// near blurred card cut by the frame) run
 // only when HKID_HARD_SCENES=1 (the `stillOpen` trait); drop the trait from
 // a test when it passes:
 //   HKID_HARD_SCENES=1 swift test --filter HardSceneTests
@@ -162,6 +163,35 @@ struct HardSceneTests {
         print("cut-off card: found \(m.found) touches_border \(m.touches_border)")
         #expect(m.found == 1)
         #expect(m.touches_border == 1)
+    }
+
+    /// A card held a few centimetres from the lens: 70 % of the frame wide,
+    /// out of focus (a blur of 7 px), its bottom edge beyond the frame, with
+    /// a hand sticking out behind the middle of its top edge (as a cup stood
+    /// in front of it on the development set's dev_near_then_ok_2018, which
+    /// now passes). It must be found with its hidden side beyond the frame,
+    /// touching the border, so that NEAR fires. Still open: the blur makes
+    /// its sides' edges wiggle by 2-4 px at the search's scale, they break
+    /// into pieces too far apart to merge into one line reaching the border,
+    /// and the side is closed on the print above it (found at 708 px, the
+    /// truth at 743: no NEAR). Control: the same card centred, in focus.
+    @Test(stillOpen) func nearBlurredCardCutByTheFrame() {
+        let scenes = Scenes(seed: 1400)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "coffee")
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.7, scene: s)
+        s.center_y = 0.64 * Double(s.height)
+        s.blur_sigma = 7
+        s.setHand(0, cr_hand_part(kind: CR_HAND_PALM, edge: CR_EDGE_TOP, pos: 0.55, width_mm: 40, reach_mm: 40))
+        let (m, frame) = measureHeld(scenes, s)
+        let truth = frame.truthCorners
+        #expect(truth[5] > Float(s.height) && truth[7] > Float(s.height), "the scene must cut the card's bottom")
+        #expect(m.found == 1)
+        #expect(m.touches_border == 1)
+        let c = floats(m.corners)
+        let topError = max(hypot(c[0] - truth[0], c[1] - truth[1]), hypot(c[2] - truth[2], c[3] - truth[3]))
+        #expect(topError < 10, "top corners \(c[0..<4]) vs \(truth[0..<4])")
+        #expect(min(c[5], c[7]) >= Float(s.height) * 0.99, "the hidden side must lie at or beyond the border: \(c)")
     }
 
     /// Limited-range frames (Y 16..235, as phones and x264 record) with a
