@@ -411,6 +411,24 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
                     if (std::min(s1, side.t1) - std::max(s0, side.t0) < 0.3f * (s1 - s0)) continue;
                     out.push_back({order_cyclic({ca->at, cc->at, *xc, *xa}), true});
                 }
+                // Both legs run into the frame's border: a card cut by it
+                // (held too near, or half out of view). Its hidden side lies
+                // beyond; the card's shape decides where (consider()). Also
+                // when a line closes the U inside the frame: that may be a
+                // line printed on the card. Both legs reach the same
+                // distance past the base (the border may cut them at
+                // different lengths: a rolled card, or a hand over one near
+                // the border), so that the hidden side runs across them as
+                // the base does.
+                auto at_border = [&](cv::Point2f p) {
+                    return p.x < 3 || p.y < 3 || p.x > gx.cols - 4 || p.y > gx.rows - 4;
+                };
+                if (at_border(fa) && at_border(fc))
+                    for (int step = 1; step <= 16; ++step) {
+                        const float lambda = 1.0f + 0.1f * float(step);
+                        out.push_back({order_cyclic({ca->at, cc->at, cc->at + uc * (lambda * reach),
+                                                      ca->at + ua * (lambda * reach)}), true});
+                    }
                 if (closed) continue;
                 // Open U: the fourth side is where, along the legs, a line
                 // across them finds the most edge. The legs' own ends say
@@ -429,18 +447,6 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
                     out.push_back({order_cyclic({ca->at, cc->at, pc, pa}), true});
                 }
                 out.push_back({order_cyclic({ca->at, cc->at, fc, fa}), true});
-                // Both legs run into the frame's border: a card cut by it
-                // (held too near, or half out of view). Its hidden side lies
-                // beyond; the card's shape decides where (consider()).
-                auto at_border = [&](cv::Point2f p) {
-                    return p.x < 3 || p.y < 3 || p.x > gx.cols - 4 || p.y > gx.rows - 4;
-                };
-                if (at_border(fa) && at_border(fc))
-                    for (int step = 1; step <= 16; ++step) {
-                        const float lambda = 1.0f + 0.1f * float(step);
-                        out.push_back({order_cyclic({ca->at, cc->at, cc->at + uc * (lambda * lc),
-                                                      ca->at + ua * (lambda * la)}), true});
-                    }
             }
     }
 }
