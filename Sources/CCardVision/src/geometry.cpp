@@ -182,6 +182,13 @@ bool encloses(const Quad &outer, const Quad &inner, float tolerance) {
     return true;
 }
 
+double overlap(const Quad &a, const Quad &b) {
+    std::vector<cv::Point2f> pa(a.begin(), a.end()), pb(b.begin(), b.end()), common;
+    const double both = cv::intersectConvexConvex(pa, pb, common, true);
+    const double either = quad_area(a) + quad_area(b) - both;
+    return either > 0 ? both / either : 0;
+}
+
 cv::Matx33d raster_to_quad(const Quad &q, int w, int h) {
     // Raster pixel centres at integers: the card spans [-0.5, w-0.5].
     cv::Point2f src[4] = {{-0.5f, -0.5f}, {w - 0.5f, -0.5f}, {w - 0.5f, h - 0.5f}, {-0.5f, h - 0.5f}};

@@ -83,6 +83,8 @@ bool card_shaped(const Quad &q, cv::Size image, double focal_px);
 // True when outer is larger than inner and every corner of inner lies
 // inside outer or within tolerance pixels of it.
 bool encloses(const Quad &outer, const Quad &inner, float tolerance);
+// Intersection over union of two convex quads (0 when either is empty).
+double overlap(const Quad &a, const Quad &b);
 // Homography mapping a (w x h) rectified card raster onto the quad.
 cv::Matx33d raster_to_quad(const Quad &q, int w, int h);
 

@@ -13,6 +13,13 @@
 
 namespace cardvision {
 
+// Whether a corner lies outside the frame (the card is cut by it).
+static bool beyond_frame(const Quad &q, cv::Size size) {
+    for (const auto &p : q)
+        if (p.x < 0 || p.y < 0 || p.x > size.width - 1 || p.y > size.height - 1) return true;
+    return false;
+}
+
 Tracker::Tracker(const hkcv_config &config)
     : config_(config), faces_(std::make_shared<FaceFinder>(config.face_cascade_path)) {
     config_.face_cascade_path = nullptr;  // do not keep the caller's pointer
@@ -20,6 +27,7 @@ Tracker::Tracker(const hkcv_config &config)
 
 void Tracker::lose() {
     tracking_ = false;
+    was_cut_ = false;
     recheck_every_ = kRecheckFrames;
     has_prev_quad_ = false;
     has_pose_ = false;
@@ -136,7 +144,10 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
             found = search(luma, roi, focal);
         }
     }
-    if (found && ++since_recheck_ >= recheck_every_) {
+    // A card that was cut by the frame had a side guessed beyond it; when
+    // the whole card is back in view, it is re-checked at once.
+    const bool back_in_view = found && was_cut_ && !beyond_frame(found->quad, size);
+    if (found && (++since_recheck_ >= recheck_every_ || back_in_view)) {
         // Edge tracking follows whatever edges it was given: if it started
         // on (or slid onto) a box printed on the card, nothing pulls it
         // back. Now and then the neighbourhood is searched afresh, and a
@@ -147,13 +158,20 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         const cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
         // Only a quad that encloses the tracked one may replace it: when a
         // thumb covers a side for a moment, the tracked card ranks lower
-        // than the boxes printed on it, and those must not take over.
+        // than the boxes printed on it, and those must not take over. Just
+        // back in view, a quad that nearly coincides with it may too: the
+        // same card with the side that was guessed beyond the frame put
+        // right (the print's motion carries a wrong guess along, and the
+        // edge fit looks only a few pixels from it). At other times such a
+        // replacement was as often a side moved onto a background line.
         // At the scale the whole frame is searched at (the card was found
         // there; the neighbourhood at a finer scale cost four times more).
         const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                 std::max(size.width, size.height)));
         if (auto d = detect_card(luma, chroma_, roi, long_side, focal, &found->quad);
-            d && !d->incumbent && encloses(d->quad, found->quad, 0.02f * float(mean_width(found->quad)))) {
+            d && !d->incumbent &&
+            (encloses(d->quad, found->quad, 0.02f * float(mean_width(found->quad))) ||
+             (back_in_view && overlap(d->quad, found->quad) > 0.85))) {
             if (auto better = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) {
                 found = better;
                 recheck_every_ = kRecheckFrames;
@@ -257,6 +275,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     const float mx = float(config_.border_margin * size.width), my = float(config_.border_margin * size.height);
     for (auto &p : q)
         if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) out.touches_border = 1;
+    was_cut_ = beyond_frame(q, size);
     // glare_luma is a full-range level; limited-range luma reaches the
     // same brightness at 16 + 219/255 of it (a saturated sensor gives 235).
     const bool limited = image.range == HKCV_RANGE_LIMITED &&

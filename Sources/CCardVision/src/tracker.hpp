@@ -49,6 +49,7 @@ private:
     int misses_ = 0;  // frames since the card was last found
     bool has_recent_ = false;  // quad_ and last_pts_ hold a card found since the last reset
     int since_recheck_ = 0;
+    bool was_cut_ = false;  // the last frame's card had a corner beyond the frame
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
     cv::Mat luma_scratch_;
