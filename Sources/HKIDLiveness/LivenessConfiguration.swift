@@ -85,6 +85,12 @@ public struct LivenessConfiguration: Sendable, Hashable {
 
     /// Language of the hint texts.
     public var language: HintLanguage = .zhHK
+    /// Results carry the card (and head) stills as JPEG
+    /// (`LivenessResult.images`). A program that keeps no pictures (the
+    /// CLI's replay without `--images`) turns it off: taking and encoding
+    /// them (the face search with its cascade, the warps, the JPEGs) was a
+    /// twentieth of a replay of a short video.
+    public var encodesResultStills: Bool = true
     /// Emit a `.frame` event for every analysed frame (the CLI's `--trace`).
     public var emitsFrameTrace: Bool = false
     /// With `emitsFrameTrace`: once a result has ended the session, go on

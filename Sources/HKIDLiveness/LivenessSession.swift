@@ -174,7 +174,7 @@ public final class LivenessSession: Sendable {
             case .result(let code, let t):
                 let result = LivenessResult(code: code, t: t, delta: state.machine.evidence.jsonString(), images: [],
                                             liveness: code.endsSession ? state.machine.evidence.liveness : nil)
-                let stills = stills(for: code, from: state.stills)
+                let stills = state.configuration.encodesResultStills ? stills(for: code, from: state.stills) : nil
                 var metadata: Logger.Metadata = ["retCode": "\(code.rawValue)", "message": "\(code.message)",
                                                  "t": "\(t.seconds)", "stills": "\(stills?.kinds.count ?? 0)"]
                 if let liveness = result.liveness {

@@ -79,9 +79,12 @@ struct ReplayCommand: ParsableCommand {
             Output.error("hkid-liveness: \(error)")
             throw ExitStatus.inputFailed
         }
-        let liveness = LivenessSession(configuration: session.configuration())
-        var replay = SessionReplay(session: liveness)
         var annotator = try annotate.map { try Annotator(path: $0) }
+        var configuration = session.configuration()
+        // Stills cost a face search and JPEGs; nobody sees them here without --images.
+        configuration.encodesResultStills = images != nil
+        let liveness = LivenessSession(configuration: configuration)
+        var replay = SessionReplay(session: liveness)
         // A trace and a picture of the video cover the whole file: the card is
         // followed to its end, after the session has decided (no more events).
         replay.continuesAfterEnd = annotator != nil || session.trace

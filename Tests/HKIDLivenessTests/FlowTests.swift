@@ -159,6 +159,20 @@ struct FlowTests {
         #expect(evidence.framesAnalysed == 23)
         #expect(success.delta == evidence.jsonString())
     }
+
+    /// A program that keeps no pictures turns the stills off: the same
+    /// results, in the same order, with no images.
+    @Test func resultsWithoutStillsWhenTurnedOff() throws {
+        var configuration = LivenessConfiguration.english()
+        configuration.encodesResultStills = false
+        let session = makeSession(configuration)
+        let results = (session.startDetect() + session.play(Self.genuine)).compactMap { event -> LivenessResult? in
+            guard case .result(let result) = event else { return nil }
+            return result
+        }
+        #expect(results.map(\.retCode) == [1, 0])
+        #expect(results.allSatisfy { $0.images.isEmpty && $0.imageDataArray.isEmpty })
+    }
 }
 
 import Foundation
