@@ -347,8 +347,95 @@ std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines) {
     return corners;
 }
 
-// Three sides a, b, c (b between the corners ab and cb) and the far ends of
-// a and c: quads closed by a line found among the others, or inferred.
+// Three sides of a card: the base b, the legs a and c leaving it at its two
+// corners, and where the legs' edges end.
+struct ThreeSides {
+    int a, b, c;
+    cv::Point2f ca, cc;  // the corners ab and cb
+    cv::Point2f fa, fc;  // the far ends of a and c
+};
+
+// The quads that may close three sides: a line found among the others, or a
+// fourth side inferred (where a line across the legs finds edge, at the
+// legs' ends, or beyond the frame's border for a card cut by it).
+void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
+                       const ThreeSides &u, bool reach_further, std::vector<std::pair<Quad, bool>> &out) {
+    const EdgeLine &base = lines[u.b];
+    const float la = float(cv::norm(u.fa - u.ca)), lc = float(cv::norm(u.fc - u.cc));
+    const float lb = float(cv::norm(u.cc - u.ca));
+    if (std::min({la, lc, lb}) < 6.f) return;
+    // A line that closes the U: roughly parallel to the base, on the far
+    // side, crossing both legs near their far ends.
+    bool closed = false;
+    for (size_t d = 0; d < lines.size(); ++d) {
+        if (d == u.b || int(d) == u.a || int(d) == u.c) continue;
+        if (std::abs(lines[d].dir.dot(base.dir)) < 0.8f) continue;
+        auto xa = meet(lines[d], lines[u.a]), xc = meet(lines[d], lines[u.c]);
+        if (!xa || !xc) continue;
+        if (cv::norm(*xa - u.fa) > 0.35f * la + 6.f || cv::norm(*xc - u.fc) > 0.35f * lc + 6.f) continue;
+        out.push_back({order_cyclic({u.ca, u.cc, *xc, *xa}), false});
+        closed = true;
+    }
+    // Both legs may end early (a cup in front of one side, the frame's
+    // border across the other): the fourth side may lie beyond their ends,
+    // as far as a card with this base could be long.
+    const cv::Point2f ua = (u.fa - u.ca) / la, uc = (u.fc - u.cc) / lc;
+    const float reach = std::max(la, lc);
+    const float longest =
+        reach_further ? std::min(3.0f, std::max(1.35f, 1.15f * lb * float(kCardAspect) / reach)) : 1.35f;
+    // A line across the legs beyond where they end, parallel to the base and
+    // lying between them, may close the U (even when a line near their ends
+    // does: that one may be print).
+    for (size_t d = 0; reach_further && d < lines.size(); ++d) {
+        if (d == u.b || int(d) == u.a || int(d) == u.c) continue;
+        const EdgeLine &side = lines[d];
+        if (std::abs(side.dir.dot(base.dir)) < 0.8f) continue;
+        auto xa = meet(side, lines[u.a]), xc = meet(side, lines[u.c]);
+        if (!xa || !xc) continue;
+        const float ta = (*xa - u.ca).dot(ua), tc = (*xc - u.cc).dot(uc);
+        if (std::min(ta, tc) < 0.35f * reach || std::max(ta, tc) > longest * reach) continue;
+        if (ta <= 1.35f * la + 6.f && tc <= 1.35f * lc + 6.f) continue;  // not beyond the ends
+        const float s0 = std::min(side.along(*xa), side.along(*xc)), s1 = std::max(side.along(*xa), side.along(*xc));
+        if (std::min(s1, side.t1) - std::max(s0, side.t0) < 0.3f * (s1 - s0)) continue;
+        out.push_back({order_cyclic({u.ca, u.cc, *xc, *xa}), true});
+    }
+    // Both legs run into the frame's border: a card cut by it (held too
+    // near, or half out of view). Its hidden side lies beyond; the card's
+    // shape decides where (consider()). Also when a line closes the U inside
+    // the frame: that may be a line printed on the card. Both legs reach the
+    // same distance past the base (the border may cut them at different
+    // lengths: a rolled card, or a hand over one near the border), so that
+    // the hidden side runs across them as the base does.
+    auto at_border = [&](cv::Point2f p) {
+        return p.x < 3 || p.y < 3 || p.x > gx.cols - 4 || p.y > gx.rows - 4;
+    };
+    if (at_border(u.fa) && at_border(u.fc))
+        for (int step = 1; step <= 16; ++step) {
+            const float lambda = 1.0f + 0.1f * float(step);
+            out.push_back({order_cyclic({u.ca, u.cc, u.cc + uc * (lambda * reach),
+                                          u.ca + ua * (lambda * reach)}), true});
+        }
+    if (closed) return;
+    // Open U: the fourth side is where, along the legs, a line across them
+    // finds the most edge. The legs' own ends say little: a leg ends early
+    // under a thumb, or its line runs on into the background.
+    const int steps = int(std::lround((longest - 0.35f) / 0.05f));
+    float best_support = 0, best_lambda = 0;
+    for (int step = 0; step <= steps; ++step) {
+        const float lambda = 0.35f + 0.05f * float(step);
+        const cv::Point2f pa = u.ca + ua * (lambda * reach), pc = u.cc + uc * (lambda * reach);
+        const float support = float(side_support(gx, gy, pa, pc));
+        if (support > best_support + 0.02f) { best_support = support; best_lambda = lambda; }
+    }
+    if (best_support >= 0.25f) {
+        const cv::Point2f pa = u.ca + ua * (best_lambda * reach), pc = u.cc + uc * (best_lambda * reach);
+        out.push_back({order_cyclic({u.ca, u.cc, pc, pa}), true});
+    }
+    out.push_back({order_cyclic({u.ca, u.cc, u.fc, u.fa}), true});
+}
+
+// Every U of the lines (two corners sharing a line, legs on the same side of
+// it) closed into quads.
 void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
                         const std::vector<Corner> &corners, bool reach_further,
                         std::vector<std::pair<Quad, bool>> &out) {
@@ -368,85 +455,10 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
         for (const auto &[a, ca] : at[b][0])
             for (const auto &[c, cc] : at[b][1]) {
                 if (a == c) continue;
-                const cv::Point2f fa = far_end(a, *ca), fc = far_end(c, *cc);
+                const ThreeSides u{a, int(b), c, ca->at, cc->at, far_end(a, *ca), far_end(c, *cc)};
                 // Both legs on the same side of the base, pointing away from it.
-                const float sa = base.across(fa) - base.across(ca->at), sc = base.across(fc) - base.across(cc->at);
-                if (sa * sc <= 0) continue;
-                const float la = float(cv::norm(fa - ca->at)), lc = float(cv::norm(fc - cc->at));
-                const float lb = float(cv::norm(cc->at - ca->at));
-                if (std::min({la, lc, lb}) < 6.f) continue;
-                // A line that closes the U: roughly parallel to the base, on
-                // the far side, crossing both legs near their far ends.
-                bool closed = false;
-                for (size_t d = 0; d < lines.size(); ++d) {
-                    if (d == b || int(d) == a || int(d) == c) continue;
-                    if (std::abs(lines[d].dir.dot(base.dir)) < 0.8f) continue;
-                    auto xa = meet(lines[d], lines[a]), xc = meet(lines[d], lines[c]);
-                    if (!xa || !xc) continue;
-                    if (cv::norm(*xa - fa) > 0.35f * la + 6.f || cv::norm(*xc - fc) > 0.35f * lc + 6.f) continue;
-                    out.push_back({order_cyclic({ca->at, cc->at, *xc, *xa}), false});
-                    closed = true;
-                }
-                // Both legs may end early (a cup in front of one side, the
-                // frame's border across the other): the fourth side may lie
-                // beyond their ends, as far as a card with this base could
-                // be long.
-                const cv::Point2f ua = (fa - ca->at) / la, uc = (fc - cc->at) / lc;
-                const float reach = std::max(la, lc);
-                const float longest =
-                    reach_further ? std::min(3.0f, std::max(1.35f, 1.15f * lb * float(kCardAspect) / reach)) : 1.35f;
-                // A line across the legs beyond where they end, parallel to
-                // the base and lying between them, may close the U (even
-                // when a line near their ends does: that one may be print).
-                for (size_t d = 0; reach_further && d < lines.size(); ++d) {
-                    if (d == b || int(d) == a || int(d) == c) continue;
-                    const EdgeLine &side = lines[d];
-                    if (std::abs(side.dir.dot(base.dir)) < 0.8f) continue;
-                    auto xa = meet(side, lines[a]), xc = meet(side, lines[c]);
-                    if (!xa || !xc) continue;
-                    const float ta = (*xa - ca->at).dot(ua), tc = (*xc - cc->at).dot(uc);
-                    if (std::min(ta, tc) < 0.35f * reach || std::max(ta, tc) > longest * reach) continue;
-                    if (ta <= 1.35f * la + 6.f && tc <= 1.35f * lc + 6.f) continue;  // not beyond the ends
-                    const float s0 = std::min(side.along(*xa), side.along(*xc)), s1 = std::max(side.along(*xa), side.along(*xc));
-                    if (std::min(s1, side.t1) - std::max(s0, side.t0) < 0.3f * (s1 - s0)) continue;
-                    out.push_back({order_cyclic({ca->at, cc->at, *xc, *xa}), true});
-                }
-                // Both legs run into the frame's border: a card cut by it
-                // (held too near, or half out of view). Its hidden side lies
-                // beyond; the card's shape decides where (consider()). Also
-                // when a line closes the U inside the frame: that may be a
-                // line printed on the card. Both legs reach the same
-                // distance past the base (the border may cut them at
-                // different lengths: a rolled card, or a hand over one near
-                // the border), so that the hidden side runs across them as
-                // the base does.
-                auto at_border = [&](cv::Point2f p) {
-                    return p.x < 3 || p.y < 3 || p.x > gx.cols - 4 || p.y > gx.rows - 4;
-                };
-                if (at_border(fa) && at_border(fc))
-                    for (int step = 1; step <= 16; ++step) {
-                        const float lambda = 1.0f + 0.1f * float(step);
-                        out.push_back({order_cyclic({ca->at, cc->at, cc->at + uc * (lambda * reach),
-                                                      ca->at + ua * (lambda * reach)}), true});
-                    }
-                if (closed) continue;
-                // Open U: the fourth side is where, along the legs, a line
-                // across them finds the most edge. The legs' own ends say
-                // little: a leg ends early under a thumb, or its line runs
-                // on into the background.
-                const int steps = int(std::lround((longest - 0.35f) / 0.05f));
-                float best_support = 0, best_lambda = 0;
-                for (int step = 0; step <= steps; ++step) {
-                    const float lambda = 0.35f + 0.05f * float(step);
-                    const cv::Point2f pa = ca->at + ua * (lambda * reach), pc = cc->at + uc * (lambda * reach);
-                    const float support = float(side_support(gx, gy, pa, pc));
-                    if (support > best_support + 0.02f) { best_support = support; best_lambda = lambda; }
-                }
-                if (best_support >= 0.25f) {
-                    const cv::Point2f pa = ca->at + ua * (best_lambda * reach), pc = cc->at + uc * (best_lambda * reach);
-                    out.push_back({order_cyclic({ca->at, cc->at, pc, pa}), true});
-                }
-                out.push_back({order_cyclic({ca->at, cc->at, fc, fa}), true});
+                const float sa = base.across(u.fa) - base.across(u.ca), sc = base.across(u.fc) - base.across(u.cc);
+                if (sa * sc > 0) close_three_sides(gx, gy, lines, u, reach_further, out);
             }
     }
 }

@@ -33,10 +33,8 @@ constexpr int kMinPoints = 12;       // fewer inliers: no prediction
 
 }  // namespace
 
-void TextureFlow::reset() {
-    prev_.clear();
-    points_.clear();
-    next_ready_ = false;
+cv::Point2f TextureFlow::origin(const cv::Rect &crop) const {
+    return cv::Point2f(crop.tl()) * float(scale_);  // crops start on the grid: whole small pixels
 }
 
 int TextureFlow::shrink_for(const cv::Mat &luma) {
@@ -77,7 +75,6 @@ void TextureFlow::build(const cv::Mat &luma, const Quad &around, cv::Size size) 
     const int x0 = std::clamp(centre.x - size.width / 2, 0, frame.width - size.width) / grid * grid;
     const int y0 = std::clamp(centre.y - size.height / 2, 0, frame.height - size.height) / grid * grid;
     next_crop_ = cv::Rect(x0, y0, size.width, size.height);
-    next_origin_ = cv::Point2f(float(x0 / shrink), float(y0 / shrink));
     // Halving by whole-pixel averaging is the resize's fast path; a single
     // 4:1 INTER_AREA step took 0.9 ms at 1080p, two 2:1 steps 0.06 ms.
     // At full size the crop is only looked at (the pyramid copies it).
@@ -104,11 +101,12 @@ std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) 
     if (next_crop_.size() != prev_crop_.size()) return std::nullopt;  // the frame shrank
     // The two pyramids cover different crops: points go in the previous
     // crop's pixels, and start where they were in the new crop's.
+    const cv::Point2f prev_origin = origin(prev_crop_), next_origin = origin(next_crop_);
     local_from_.resize(points_.size());
     local_to_.resize(points_.size());
     for (size_t i = 0; i < points_.size(); ++i) {
-        local_from_[i] = points_[i] - prev_origin_;
-        local_to_[i] = points_[i] - next_origin_;
+        local_from_[i] = points_[i] - prev_origin;
+        local_to_[i] = points_[i] - next_origin;
     }
     // (No error per point: nothing reads it, and it is a tenth of the call.)
     cv::calcOpticalFlowPyrLK(prev_, next_, local_from_, local_to_, status_, cv::noArray(), kWindow, kLevels,
@@ -119,18 +117,14 @@ std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) 
     for (size_t i = 0; i < points_.size(); ++i)
         if (status_[i]) {
             from_.push_back(points_[i]);
-            to_.push_back(local_to_[i] + next_origin_);
+            to_.push_back(local_to_[i] + next_origin);
         }
-    moved_.clear();
     if (int(from_.size()) < kMinPoints) return std::nullopt;
     cv::Mat H = cv::findHomography(from_, to_, cv::RANSAC, 1.5, inliers_);
     if (H.empty()) return std::nullopt;
-    int count = 0;
     for (size_t i = 0; i < to_.size(); ++i)
-        if (inliers_[i]) {
-            moved_.push_back(to_[i]);
-            ++count;
-        }
+        if (inliers_[i]) moved_.push_back(to_[i]);
+    const int count = int(moved_.size());
     // Most of the points must agree: a hand moving over the card, or print
     // too faint to follow, gives a fit nobody should trust.
     if (count < kMinPoints || count * 2 < int(from_.size())) {
@@ -168,8 +162,9 @@ void TextureFlow::commit(const cv::Mat &luma, const Quad &card) {
             inner[i] = cv::Point(cvRound(p.x), cvRound(p.y));
         }
         // Only the card's box is searched for corners, not the frame.
-        const cv::Point origin(cvRound(next_origin_.x), cvRound(next_origin_.y));
-        for (auto &p : inner) p -= origin;
+        const cv::Point2f crop_origin = origin(next_crop_);
+        const cv::Point at(cvRound(crop_origin.x), cvRound(crop_origin.y));
+        for (auto &p : inner) p -= at;
         const cv::Rect box = cv::boundingRect(std::vector<cv::Point>(inner, inner + 4)) &
                              cv::Rect(0, 0, view_.cols, view_.rows);
         if (box.width >= 8 && box.height >= 8) {
@@ -178,18 +173,18 @@ void TextureFlow::commit(const cv::Mat &luma, const Quad &card) {
             mask_.setTo(0);
             cv::fillConvexPoly(mask_, inner, 4, cv::Scalar(255));
             cv::goodFeaturesToTrack(view_(box), points_, kWantedPoints, 0.01, 6, mask_, 5);
-            for (auto &p : points_) p += cv::Point2f(box.tl() + origin);
+            for (auto &p : points_) p += cv::Point2f(box.tl() + at);
         }
     }
     std::swap(prev_, next_);
-    prev_origin_ = next_origin_;
     prev_crop_ = next_crop_;
     view_.release();  // it may be a view of the caller's frame
     next_ready_ = false;
 }
 
-void TextureFlow::skip() {
-    // A frame without a card: nothing to follow into the next one.
+void TextureFlow::reset() {
+    // A frame without a card (or a new start): nothing to follow into the
+    // next one.
     view_.release();
     prev_.clear();
     points_.clear();

@@ -191,8 +191,7 @@ public:
     // This frame's card: the followed points go on, new ones are picked
     // inside the card when too few are left.
     void commit(const cv::Mat &luma, const Quad &card);
-    // This frame has no card.
-    void skip();
+    // This frame has no card, or the tracker starts over.
     void reset();
 private:
     static int shrink_for(const cv::Mat &luma);
@@ -204,8 +203,8 @@ private:
     cv::Mat half_, small_, mask_;
     cv::Mat view_;  // this frame's crop at the flow's scale (small_, or the frame itself)
     std::vector<cv::Mat> prev_, next_;  // pyramids of the last committed and this frame
-    cv::Rect prev_crop_, next_crop_;         // each pyramid's crop of the frame, full-size pixels
-    cv::Point2f prev_origin_, next_origin_;  // where each crop starts, in small-image pixels
+    cv::Rect prev_crop_, next_crop_;  // each pyramid's crop of the frame, full-size pixels
+    cv::Point2f origin(const cv::Rect &crop) const;  // where a crop starts, in small-image pixels
     bool next_ready_ = false, firm_ = false;
     double scale_ = 1;
     // Points are kept in small-image pixels of the whole frame; the

@@ -30,12 +30,10 @@ void Tracker::lose() {
     was_cut_ = false;
     recheck_every_ = kRecheckFrames;
     has_prev_quad_ = false;
-    has_pose_ = false;
     pose_history_.clear();
     yaw_f_.reset();
     pitch_f_.reset();
     roll_f_.reset();
-    speed_ = 0;
 }
 
 void Tracker::reset() {
@@ -56,10 +54,12 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
     // A second, narrow pass around the first fit settles the sub-pixel edge.
     Refinement fine = refine_quad(luma, r.quad, 3.0f, refine_, trusted_guess);
     if (fine.ok) r = fine;
-    const cv::Size size(luma.cols, luma.rows);
-    if (!card_shaped(r.quad, size, focal)) return std::nullopt;
-    if (min_side(r.quad) < 12) return std::nullopt;
+    if (!plausible(r.quad, luma, focal)) return std::nullopt;
     return r;
+}
+
+bool Tracker::plausible(const Quad &q, const cv::Mat &luma, double focal) {
+    return card_shaped(q, cv::Size(luma.cols, luma.rows), focal) && min_side(q) >= 12;
 }
 
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
@@ -93,7 +93,7 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
         // A card whipped through the frame has edges smeared over tens of
         // pixels, but its print still moves as one: when nearly all of many
         // points agree, where they say the card is stands for this frame.
-        if (flow_.firm() && card_shaped(*moved, cv::Size(luma.cols, luma.rows), focal) && min_side(*moved) >= 12) {
+        if (flow_.firm() && plausible(*moved, luma, focal)) {
             Refinement r;
             r.quad = *moved;
             r.confidence = 0.5f;
@@ -156,6 +156,10 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(found->quad.begin(), found->quad.end()));
         const int mx = box.width * 2 / 5, my = box.height * 2 / 5;
         const cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
+        // At the scale the whole frame is searched at (the card was found
+        // there; the neighbourhood at a finer scale cost four times more).
+        const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
+                                                std::max(size.width, size.height)));
         // Only a quad that encloses the tracked one may replace it: when a
         // thumb covers a side for a moment, the tracked card ranks lower
         // than the boxes printed on it, and those must not take over. Just
@@ -164,10 +168,6 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         // right (the print's motion carries a wrong guess along, and the
         // edge fit looks only a few pixels from it). At other times such a
         // replacement was as often a side moved onto a background line.
-        // At the scale the whole frame is searched at (the card was found
-        // there; the neighbourhood at a finer scale cost four times more).
-        const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
-                                                std::max(size.width, size.height)));
         if (auto d = detect_card(luma, chroma_, roi, long_side, focal, &found->quad);
             d && !d->incumbent &&
             (encloses(d->quad, found->quad, 0.02f * float(mean_width(found->quad))) ||
@@ -201,7 +201,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         found.reset();
     if (!found) {
         lose();
-        flow_.skip();
+        flow_.reset();
         ++misses_;
         return;
     }
@@ -245,21 +245,15 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     // the development set), while a pose that is wrong for a frame or two
     // (a blurred edge in a fast shift) moves the angles back and forth, and
     // measured from frame to frame it had read as a whip.
-    if (!continuous || !has_pose_) pose_history_.clear();
+    if (!continuous) pose_history_.clear();
     pose_history_.push_back({pts_ns, yaw, pitch, roll});
     while (pose_history_.size() > 2 && pts_ns - pose_history_[1].pts_ns >= kSpeedWindowNs) pose_history_.pop_front();
-    speed_ = 0;
-    if (pose_history_.size() >= 2) {
-        const PoseSample &then = pose_history_.front();
-        const double span = double(pts_ns - then.pts_ns) * 1e-9;
+    double speed = 0;
+    if (const PoseSample &then = pose_history_.front(); pts_ns > then.pts_ns) {
         const double d = std::sqrt((yaw - then.yaw) * (yaw - then.yaw) + (pitch - then.pitch) * (pitch - then.pitch) +
                                    (roll - then.roll) * (roll - then.roll));
-        if (span > 0) speed_ = d / span;
+        speed = d / (double(pts_ns - then.pts_ns) * 1e-9);
     }
-    yaw_ = yaw;
-    pitch_ = pitch;
-    roll_ = roll;
-    has_pose_ = true;
 
     out.found = 1;
     out.confidence = found->confidence;
@@ -270,7 +264,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     out.yaw = float(yaw);
     out.pitch = float(pitch);
     out.roll = float(roll);
-    out.speed_dps = float(speed_);
+    out.speed_dps = float(speed);
     out.width_ratio = float(mean_width(q) / size.width);
     const float mx = float(config_.border_margin * size.width), my = float(config_.border_margin * size.height);
     for (auto &p : q)

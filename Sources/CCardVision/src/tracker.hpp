@@ -33,6 +33,8 @@ private:
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
     std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
                                      bool trusted_guess = false);
+    // Card-shaped for this camera, and not too small to measure.
+    static bool plausible(const Quad &q, const cv::Mat &luma, double focal);
     void lose();
     void keep_still_if_better(const hkcv_image &image, const Quad &q, double score, int64_t pts);
 
@@ -61,8 +63,6 @@ private:
 
     // Pose state.
     OneEuroFilter yaw_f_, pitch_f_, roll_f_;
-    bool has_pose_ = false;
-    double yaw_ = 0, pitch_ = 0, roll_ = 0, speed_ = 0;
     struct PoseSample {
         int64_t pts_ns;
         double yaw, pitch, roll;
