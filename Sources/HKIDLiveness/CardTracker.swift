@@ -70,23 +70,19 @@ final class CardTracker {
     /// The liveness evidence gathered since the last reset.
     func liveness() -> LivenessEvidence {
         var out = hkcv_liveness()
-        let status = hkcv_tracker_liveness(handle, &out)
-        guard status == HKCV_OK else {
-            logger.warning("hkcv_tracker_liveness failed",
-                           metadata: ["status": "\(String(cString: hkcv_status_string(status.rawValue)))"])
-            return LivenessEvidence()
-        }
+        guard succeeded(hkcv_tracker_liveness(handle, &out), "hkcv_tracker_liveness") else { return LivenessEvidence() }
         return LivenessEvidence(out)
     }
 
     func setCardType(_ type: CardType) {
-        let status = hkcv_tracker_set_card_type(handle, type.cValue)
-        if status == HKCV_OK {
-            cardType = type
-        } else {
-            logger.warning("hkcv_tracker_set_card_type failed",
-                           metadata: ["status": "\(String(cString: hkcv_status_string(status.rawValue)))"])
-        }
+        if succeeded(hkcv_tracker_set_card_type(handle, type.cValue), "hkcv_tracker_set_card_type") { cardType = type }
+    }
+
+    /// Whether a call the session can go on without succeeded; logged when not.
+    private func succeeded(_ status: hkcv_status, _ operation: String) -> Bool {
+        guard status != HKCV_OK else { return true }
+        logger.warning("\(operation) failed", metadata: ["status": "\(String(cString: hkcv_status_string(status.rawValue)))"])
+        return false
     }
 
     private func check(_ status: hkcv_status, _ operation: String) throws(LivenessError) {
@@ -104,11 +100,7 @@ extension CardTracker: StillProvider {
     }
 
     func reset() {
-        let status = hkcv_tracker_reset(handle)
-        if status != HKCV_OK {
-            logger.warning("hkcv_tracker_reset failed",
-                           metadata: ["status": "\(String(cString: hkcv_status_string(status.rawValue)))"])
-        }
+        _ = succeeded(hkcv_tracker_reset(handle), "hkcv_tracker_reset")
     }
 }
 

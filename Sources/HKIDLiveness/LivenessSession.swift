@@ -233,8 +233,9 @@ struct SessionState {
         standInStills ?? tracker
     }
 
-    /// Reads the liveness evidence when the machine asks for it (only at a
-    /// final result: it costs a few hundred microseconds). The tracker is a
+    /// Reads the liveness evidence when the machine asks for it (at a final
+    /// result, and for the interim verdict every `minimumFrames` tracked
+    /// frames: it costs a few hundred microseconds). The tracker is a
     /// class, so the closure holds the reference, not `self`, and does not
     /// overlap the machine's mutation of the state.
     var livenessReader: () -> LivenessEvidence? {

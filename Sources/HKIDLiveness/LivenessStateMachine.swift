@@ -129,10 +129,11 @@ public struct LivenessStateMachine: Sendable {
     ///
     /// `liveness` reads the tracker's liveness evidence (`nil`: no pixels
     /// were seen). It costs a few hundred microseconds, so it is called only
-    /// when this frame gives a final result: once the second rotation is
-    /// confirmed, its verdict decides between COMPLETE + result 0 and result
-    /// 5 (`LivenessMode.enforce`); any final result carries the verdict in
-    /// `evidence.liveness`.
+    /// when this frame may give a final result: once the second rotation is
+    /// confirmed its verdict decides between COMPLETE + result 0 and result
+    /// 5 (`LivenessMode.enforce`); every `minimumFrames` tracked frames for
+    /// the interim verdict (`checkMaterial`); and any final result carries
+    /// the verdict in `evidence.liveness`.
     public mutating func process(_ m: CardMeasurement, at t: MediaTime,
                                  liveness: () -> LivenessEvidence? = { nil }) -> [FlowEvent] {
         guard phase.isActive else { return [] }

@@ -45,12 +45,20 @@ struct LivenessDecisionTests {
 
     // MARK: The pure machine
 
-    @Test func machineEndsWithSpoofInsteadOfComplete() {
+    /// The genuine flow's frames through a bare machine whose tracker
+    /// reports `evidence`.
+    static func play(reporting evidence: LivenessEvidence) -> (LivenessStateMachine, [FlowEvent]) {
         var machine = LivenessStateMachine(configuration: .english())
         var events = machine.start(at: nil)
         for frame in FlowTests.genuine.frames {
-            events += machine.process(frame.card, at: frame.pts, liveness: { Self.copy })
+            events += machine.process(frame.card, at: frame.pts, liveness: { evidence })
         }
+        return (machine, events)
+    }
+
+    @Test func machineEndsWithSpoofInsteadOfComplete() {
+        let (ended, events) = Self.play(reporting: Self.copy)
+        var machine = ended
         #expect(events.suffix(2) == [
             .operation(.leftDown, .left, at: MediaTime(seconds: 1.5)),
             .result(.spoof, at: MediaTime(seconds: 2.2)),
@@ -64,11 +72,7 @@ struct LivenessDecisionTests {
     }
 
     @Test func machineCompletesAGenuineCard() {
-        var machine = LivenessStateMachine(configuration: .english())
-        var events = machine.start(at: nil)
-        for frame in FlowTests.genuine.frames {
-            events += machine.process(frame.card, at: frame.pts, liveness: { Self.card })
-        }
+        let (machine, events) = Self.play(reporting: Self.card)
         #expect(events.suffix(2) == [
             .operation(.complete, .complete, at: MediaTime(seconds: 2.2)),
             .result(.success, at: MediaTime(seconds: 2.2)),
