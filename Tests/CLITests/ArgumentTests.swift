@@ -22,6 +22,10 @@ struct ArgumentTests {
          "The value 'camera' is invalid for '--source <source>'. Please provide one of 'webcam', 'file', 'test-pattern' or 'pipeline'."),
         (["--record-mode", "always"],
          "The value 'always' is invalid for '--record-mode <record-mode>'. Please provide one of 'whole-session', 'after-first' or 'none'."),
+        (["--liveness", "maybe"],
+         "The value 'maybe' is invalid for '--liveness <liveness>'. Please provide one of 'enforce' and 'report'."),
+        (["--challenge", "sometimes"],
+         "The value 'sometimes' is invalid for '--challenge <challenge>'. Please provide one of 'fixed' and 'random'."),
     ])
     func stationRefusesBadValues(arguments: [String], message: String) throws {
         let directory = try CLI.temporaryDirectory()

@@ -117,21 +117,6 @@ struct LivenessOutputTests {
         }
     }
 
-    @Test("hkid-station refuses bad --liveness and --challenge values before starting", arguments: [
-        (["--liveness", "maybe"],
-         "hkid-station: The value 'maybe' is invalid for '--liveness <liveness>'. Please provide one of 'enforce' and 'report'."),
-        (["--challenge", "sometimes"],
-         "hkid-station: The value 'sometimes' is invalid for '--challenge <challenge>'. Please provide one of 'fixed' and 'random'."),
-    ])
-    func stationRefusesBadValues(arguments: [String], message: String) throws {
-        let directory = try CLI.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let run = try CLI.run(tool: try ArgumentTests.stationBinary(),
-                              ["--port", "0", "--data-directory", directory] + arguments, timeout: .seconds(20))
-        #expect(run.status == 64)
-        #expect(run.stderrLine == message)
-    }
-
     @Test("the HTML report shows each session's liveness verdict and scores")
     func reportShowsLiveness() throws {
         let folder = try CLI.temporaryDirectory()
