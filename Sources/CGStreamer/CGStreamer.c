@@ -12,6 +12,96 @@ void hk_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime dura
     GST_BUFFER_DURATION(buffer) = duration;
 }
 
+typedef struct {
+    GMutex lock;
+    GQueue timing;  /* of HkFrameTiming, in input order */
+} HkTimingQueue;
+
+typedef struct {
+    GstClockTime running_time, duration;
+} HkFrameTiming;
+
+static void hk_timing_queue_free(gpointer data) {
+    HkTimingQueue *q = data;
+    g_queue_clear_full(&q->timing, g_free);
+    g_mutex_clear(&q->lock);
+    g_free(q);
+}
+
+/* A position on `pad`'s current segment as running time, and back. */
+static GstClockTime hk_pad_running_time(GstPad *pad, GstClockTime position) {
+    GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
+    if (event == NULL) return position;
+    const GstSegment *segment;
+    gst_event_parse_segment(event, &segment);
+    const GstClockTime running = gst_segment_to_running_time(segment, GST_FORMAT_TIME, position);
+    gst_event_unref(event);
+    return running;
+}
+
+static GstClockTime hk_pad_position(GstPad *pad, GstClockTime running_time) {
+    GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
+    if (event == NULL) return running_time;
+    const GstSegment *segment;
+    gst_event_parse_segment(event, &segment);
+    const GstClockTime position = gst_segment_position_from_running_time(segment, GST_FORMAT_TIME, running_time);
+    gst_event_unref(event);
+    return position;
+}
+
+static GstPadProbeReturn hk_record_input_timing(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+    HkTimingQueue *q = data;
+    GstBuffer *in = GST_PAD_PROBE_INFO_BUFFER(info);
+    HkFrameTiming *t = g_new(HkFrameTiming, 1);
+    /* Kept as running time: the encoder's output segment is not its input's
+     * (GstVideoEncoder moves it 1000 hours on, room for negative DTS). */
+    t->running_time = hk_pad_running_time(pad, GST_BUFFER_PTS(in));
+    t->duration = GST_BUFFER_DURATION(in);
+    g_mutex_lock(&q->lock);
+    g_queue_push_tail(&q->timing, t);
+    g_mutex_unlock(&q->lock);
+    return GST_PAD_PROBE_OK;
+}
+
+static GstPadProbeReturn hk_restore_output_timing(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
+    HkTimingQueue *q = data;
+    g_mutex_lock(&q->lock);
+    HkFrameTiming *t = g_queue_pop_head(&q->timing);
+    g_mutex_unlock(&q->lock);
+    if (t == NULL) return GST_PAD_PROBE_OK;
+    GstBuffer *out = GST_PAD_PROBE_INFO_BUFFER(info);
+    /* The encoder's "no timestamp" is libav's AV_NOPTS_VALUE (INT64_MIN)
+     * read as an unsigned clock time, which GStreamer takes for a valid one
+     * (2562047 hours); no real stream runs that long. */
+    const GstClockTime pts = GST_BUFFER_PTS(out);
+    if (!GST_CLOCK_TIME_IS_VALID(pts) || pts > (GstClockTime)G_MAXINT64) {
+        out = gst_buffer_make_writable(out);
+        const GstClockTime restored = hk_pad_position(pad, t->running_time);
+        GST_BUFFER_PTS(out) = restored;
+        GST_BUFFER_DTS(out) = restored;  /* no reordering: decoded in presentation order */
+        if (!GST_BUFFER_DURATION_IS_VALID(out) || GST_BUFFER_DURATION(out) > (GstClockTime)G_MAXINT64)
+            GST_BUFFER_DURATION(out) = t->duration;
+        GST_PAD_PROBE_INFO_DATA(info) = out;
+    }
+    g_free(t);
+    return GST_PAD_PROBE_OK;
+}
+
+void hk_encoder_keep_input_timing(GstElement *encoder) {
+    GstPad *sink = gst_element_get_static_pad(encoder, "sink"), *src = gst_element_get_static_pad(encoder, "src");
+    if (sink && src) {
+        HkTimingQueue *q = g_new0(HkTimingQueue, 1);
+        g_mutex_init(&q->lock);
+        g_queue_init(&q->timing);
+        /* The queue lives as long as the src pad's probe; the sink pad's
+         * probe goes with it when the encoder is disposed (same element). */
+        gst_pad_add_probe(sink, GST_PAD_PROBE_TYPE_BUFFER, hk_record_input_timing, q, NULL);
+        gst_pad_add_probe(src, GST_PAD_PROBE_TYPE_BUFFER, hk_restore_output_timing, q, hk_timing_queue_free);
+    }
+    if (sink) gst_object_unref(sink);
+    if (src) gst_object_unref(src);
+}
+
 GstMessageType hk_message_type(GstMessage *message) { return GST_MESSAGE_TYPE(message); }
 const char *hk_message_source_name(GstMessage *message) {
     return GST_MESSAGE_SRC(message) ? GST_OBJECT_NAME(GST_MESSAGE_SRC(message)) : "";

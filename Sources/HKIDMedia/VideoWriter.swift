@@ -78,9 +78,12 @@ public final class VideoWriter {
                 ! video/x-h264,profile=high ! h264parse
                 """
         case .mpeg4:
-            // No mpeg4videoparse: it drops the timestamps mp4mux needs ("Buffer has no PTS").
+            // No mpeg4videoparse: it cannot parse packets that come without
+            // timestamps ("Buffer has no PTS"), which this encoder gives.
             let libavThreads = settings.deterministic ? "threads=1" : ""
-            encoder = "avenc_mpeg4 name=enc bitrate=\(settings.bitrate * 1000) gop-size=\(settings.framesPerSecond * 2) \(libavThreads)"
+            // No B-frames: the packets come out in the order the frames went
+            // in, which is what restores their timing (below).
+            encoder = "avenc_mpeg4 name=enc bitrate=\(settings.bitrate * 1000) gop-size=\(settings.framesPerSecond * 2) max-bframes=0 \(libavThreads)"
         }
         let text = """
             appsrc name=src format=time block=true caps=\(caps) \
@@ -96,6 +99,12 @@ public final class VideoWriter {
         }
         gst_util_set_object_arg(UnsafeMutablePointer(OpaquePointer(out)), "location", temporaryPath)
         gst_object_unref(out)
+        if settings.codec == .mpeg4, let encoderElement = gst_bin_get_by_name(bin, "enc") {
+            // gst-libav 1.22.0's MPEG-4 encoder drops every timestamp
+            // (hk_encoder_keep_input_timing says how they come back).
+            hk_encoder_keep_input_timing(encoderElement)
+            gst_object_unref(encoderElement)
+        }
         gst_object_ref_sink(parsed)
         pipeline = parsed
         appSource = source
