@@ -28,25 +28,13 @@ static void hk_timing_queue_free(gpointer data) {
     g_free(q);
 }
 
-/* A position on `pad`'s current segment as running time, and back. */
-static GstClockTime hk_pad_running_time(GstPad *pad, GstClockTime position) {
+/* The segment `pad` is on now (its sticky segment event); FALSE before one. */
+static gboolean hk_pad_segment(GstPad *pad, GstSegment *segment) {
     GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
-    if (event == NULL) return position;
-    const GstSegment *segment;
-    gst_event_parse_segment(event, &segment);
-    const GstClockTime running = gst_segment_to_running_time(segment, GST_FORMAT_TIME, position);
+    if (event == NULL) return FALSE;
+    gst_event_copy_segment(event, segment);
     gst_event_unref(event);
-    return running;
-}
-
-static GstClockTime hk_pad_position(GstPad *pad, GstClockTime running_time) {
-    GstEvent *event = gst_pad_get_sticky_event(pad, GST_EVENT_SEGMENT, 0);
-    if (event == NULL) return running_time;
-    const GstSegment *segment;
-    gst_event_parse_segment(event, &segment);
-    const GstClockTime position = gst_segment_position_from_running_time(segment, GST_FORMAT_TIME, running_time);
-    gst_event_unref(event);
-    return position;
+    return TRUE;
 }
 
 static GstPadProbeReturn hk_record_input_timing(GstPad *pad, GstPadProbeInfo *info, gpointer data) {
@@ -55,7 +43,10 @@ static GstPadProbeReturn hk_record_input_timing(GstPad *pad, GstPadProbeInfo *in
     HkFrameTiming *t = g_new(HkFrameTiming, 1);
     /* Kept as running time: the encoder's output segment is not its input's
      * (GstVideoEncoder moves it 1000 hours on, room for negative DTS). */
-    t->running_time = hk_pad_running_time(pad, GST_BUFFER_PTS(in));
+    GstSegment segment;
+    t->running_time = hk_pad_segment(pad, &segment)
+                          ? gst_segment_to_running_time(&segment, GST_FORMAT_TIME, GST_BUFFER_PTS(in))
+                          : GST_BUFFER_PTS(in);
     t->duration = GST_BUFFER_DURATION(in);
     g_mutex_lock(&q->lock);
     g_queue_push_tail(&q->timing, t);
@@ -76,11 +67,14 @@ static GstPadProbeReturn hk_restore_output_timing(GstPad *pad, GstPadProbeInfo *
     const GstClockTime pts = GST_BUFFER_PTS(out);
     if (!GST_CLOCK_TIME_IS_VALID(pts) || pts > (GstClockTime)G_MAXINT64) {
         out = gst_buffer_make_writable(out);
-        const GstClockTime restored = hk_pad_position(pad, t->running_time);
+        GstSegment segment;
+        const GstClockTime restored =
+            hk_pad_segment(pad, &segment)
+                ? gst_segment_position_from_running_time(&segment, GST_FORMAT_TIME, t->running_time)
+                : t->running_time;
         GST_BUFFER_PTS(out) = restored;
         GST_BUFFER_DTS(out) = restored;  /* no reordering: decoded in presentation order */
-        if (!GST_BUFFER_DURATION_IS_VALID(out) || GST_BUFFER_DURATION(out) > (GstClockTime)G_MAXINT64)
-            GST_BUFFER_DURATION(out) = t->duration;
+        if (!GST_BUFFER_DURATION_IS_VALID(out)) GST_BUFFER_DURATION(out) = t->duration;
         GST_PAD_PROBE_INFO_DATA(info) = out;
     }
     g_free(t);

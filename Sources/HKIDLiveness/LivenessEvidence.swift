@@ -14,9 +14,9 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
     public var opticallyVariableShift: Double?
     /// Fraction of the card whose colour moves with the pose.
     public var opticallyVariableArea: Double?
-    /// 99th-percentile colour saturation of the card (levels).
+    /// 99th-percentile colour saturation of the card (levels), on frames without glare.
     public var chroma: Double?
-    /// The card's darkest print over its white (2nd over 98th percentile luma).
+    /// The card's darkest print over its white (1st over 98th percentile luma), on frames without glare.
     public var blackLevel: Double?
     /// Fine-print contrast on front-on frames.
     public var finePrint: Double?

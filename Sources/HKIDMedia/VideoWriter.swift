@@ -78,8 +78,8 @@ public final class VideoWriter {
                 ! video/x-h264,profile=high ! h264parse
                 """
         case .mpeg4:
-            // No mpeg4videoparse: it cannot parse packets that come without
-            // timestamps ("Buffer has no PTS"), which this encoder gives.
+            // No mpeg4videoparse: with it, mp4mux refused the packets
+            // ("Buffer has no PTS"; the encoder gives none, see below).
             let libavThreads = settings.deterministic ? "threads=1" : ""
             // No B-frames: the packets come out in the order the frames went
             // in, which is what restores their timing (below).

@@ -364,34 +364,30 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
     const float la = float(cv::norm(u.fa - u.ca)), lc = float(cv::norm(u.fc - u.cc));
     const float lb = float(cv::norm(u.cc - u.ca));
     if (std::min({la, lc, lb}) < 6.f) return;
-    // A line that closes the U: roughly parallel to the base, on the far
-    // side, crossing both legs near their far ends.
-    bool closed = false;
-    for (size_t d = 0; d < lines.size(); ++d) {
-        if (d == u.b || int(d) == u.a || int(d) == u.c) continue;
-        if (std::abs(lines[d].dir.dot(base.dir)) < 0.8f) continue;
-        auto xa = meet(lines[d], lines[u.a]), xc = meet(lines[d], lines[u.c]);
-        if (!xa || !xc) continue;
-        if (cv::norm(*xa - u.fa) > 0.35f * la + 6.f || cv::norm(*xc - u.fc) > 0.35f * lc + 6.f) continue;
-        out.push_back({order_cyclic({u.ca, u.cc, *xc, *xa}), false});
-        closed = true;
-    }
+    const cv::Point2f ua = (u.fa - u.ca) / la, uc = (u.fc - u.cc) / lc;
+    const float reach = std::max(la, lc);
     // Both legs may end early (a cup in front of one side, the frame's
     // border across the other): the fourth side may lie beyond their ends,
     // as far as a card with this base could be long.
-    const cv::Point2f ua = (u.fa - u.ca) / la, uc = (u.fc - u.cc) / lc;
-    const float reach = std::max(la, lc);
     const float longest =
         reach_further ? std::min(3.0f, std::max(1.35f, 1.15f * lb * float(kCardAspect) / reach)) : 1.35f;
-    // A line across the legs beyond where they end, parallel to the base and
-    // lying between them, may close the U (even when a line near their ends
-    // does: that one may be print).
-    for (size_t d = 0; reach_further && d < lines.size(); ++d) {
+    // A line roughly parallel to the base that crosses both legs closes the
+    // U near their far ends; with reach_further also beyond them, where it
+    // lies between the legs (even when a line near their ends closes it:
+    // that one may be print). The two cannot both hold for one line.
+    bool closed = false;
+    for (size_t d = 0; d < lines.size(); ++d) {
         if (d == u.b || int(d) == u.a || int(d) == u.c) continue;
         const EdgeLine &side = lines[d];
         if (std::abs(side.dir.dot(base.dir)) < 0.8f) continue;
         auto xa = meet(side, lines[u.a]), xc = meet(side, lines[u.c]);
         if (!xa || !xc) continue;
+        if (cv::norm(*xa - u.fa) <= 0.35f * la + 6.f && cv::norm(*xc - u.fc) <= 0.35f * lc + 6.f) {
+            out.push_back({order_cyclic({u.ca, u.cc, *xc, *xa}), false});
+            closed = true;
+            continue;
+        }
+        if (!reach_further) continue;
         const float ta = (*xa - u.ca).dot(ua), tc = (*xc - u.cc).dot(uc);
         if (std::min(ta, tc) < 0.35f * reach || std::max(ta, tc) > longest * reach) continue;
         if (ta <= 1.35f * la + 6.f && tc <= 1.35f * lc + 6.f) continue;  // not beyond the ends

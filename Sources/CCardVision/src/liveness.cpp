@@ -132,10 +132,8 @@ void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, d
     // (text strokes, the portrait's hair), a screen's black is everywhere.
     // A reflection over the card veils its black and washes out its colour
     // too, so frames with glare say nothing about the material.
-    const bool veiled = glare > kMaxGlareForMaterial;
-    if (!veiled) black_.push_back(p98 > 0 ? float(p1) / float(p98) : 1.f);
-
-    if (!veiled) {
+    if (glare <= kMaxGlareForMaterial) {
+        black_.push_back(p98 > 0 ? float(p1) / float(p98) : 1.f);
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
         cv::magnitude(cb(inside), cr(inside), saturation_);
         saturation_values_.assign(saturation_.begin<float>(), saturation_.end<float>());

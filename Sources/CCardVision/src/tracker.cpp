@@ -26,6 +26,8 @@ Tracker::Tracker(const hkcv_config &config)
 }
 
 void Tracker::lose() {
+    // The card is gone: nothing to follow into the next frame either.
+    flow_.reset();
     tracking_ = false;
     was_cut_ = false;
     recheck_every_ = kRecheckFrames;
@@ -38,7 +40,6 @@ void Tracker::lose() {
 
 void Tracker::reset() {
     lose();
-    flow_.reset();
     focal_.reset();
     clear_still();
     liveness_.reset();
@@ -124,7 +125,6 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     const cv::Size size(luma.cols, luma.rows);
     if (size != frame_size_) {
         lose();
-        flow_.reset();
         focal_.reset();
         frame_size_ = size;
     }
@@ -201,7 +201,6 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         found.reset();
     if (!found) {
         lose();
-        flow_.reset();
         ++misses_;
         return;
     }

@@ -4,8 +4,8 @@
  *
  * - macros (buffer timestamps, message fields, video-frame planes) and the
  *   casts GObject hides behind them;
- * - what must run on a GStreamer streaming thread (the tee-branch probe),
- *   where no Swift closure may run;
+ * - what must run on a GStreamer streaming thread (the tee-branch probe,
+ *   the encoder timing probes), where no Swift closure may run;
  * - pad and iterator walks that are a page of C and three of Swift;
  * - glibc malloc tuning (<malloc.h> is not part of Swift's Glibc module).
  *
@@ -27,11 +27,11 @@ gboolean hk_clock_time_is_valid(GstClockTime t);
 void hk_buffer_set_timing(GstBuffer *buffer, GstClockTime pts, GstClockTime duration);
 
 /* gst-libav 1.22.0's avenc_mpeg4 hands out its packets with libav's "no
- * timestamp" as PTS and DTS, and mp4mux then writes every frame at time 0 (a 30 s video plays in 40 ms).
- * For an encoder that does not reorder frames (max-bframes=0), each packet
- * takes the timing of the frame that went in: the input timestamps are
- * queued on its sink pad and given to the packets on its src pad, where a
- * packet lacks them. */
+ * timestamp" as PTS and DTS, and mp4mux then writes every frame at time 0
+ * (a 30 s video plays in 40 ms). For an encoder that does not reorder
+ * frames (max-bframes=0), each packet takes the timing of the frame that
+ * went in: the input timestamps are queued on its sink pad and given to the
+ * packets on its src pad, where a packet lacks them. */
 void hk_encoder_keep_input_timing(GstElement *encoder);
 
 GstMessageType hk_message_type(GstMessage *message);
