@@ -195,6 +195,49 @@ struct HardSceneTests {
         #expect(worstIoU >= 0.97)
     }
 
+    /// A far card held front-on over a coffee table, its top edge across
+    /// the white rim of a cup: the card's light ground hardly differs from
+    /// the rim, and the step changes sign along the edge, while the title
+    /// printed 2 mm below it is a strong dark line. The title was taken for
+    /// the top: the card 9 px too short, read as pitched by 19 degrees
+    /// (samples/far-small-coffee-2003 never reached ORTH). The card's shape
+    /// says where its top must be. Control: the same card at 45 % of the
+    /// width, IoU 0.998.
+    @Test func faintTopEdgeIsNotTheTitle() {
+        // samples/scenarios/far-small-coffee-2003.yaml, its first frames.
+        let scenes = Scenes(seed: 1203)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "coffee")
+        var s = scenes.scene()
+        s.card_type = CR_CARD_2003
+        s.center_x = 0.45 * Double(s.width)
+        s.center_y = 0.55 * Double(s.height)
+        s.distance_mm = 450
+        s.roll_deg = 4
+        s.noise_sigma = 2
+        s.ovi = 1
+        s.background_dy = 1
+        // The sample's light above the camera: a small highlight on the laminate.
+        s.glare = 1
+        s.glare_u = 0.62
+        s.glare_v = 0.30
+        s.glare_radius_mm = 2.5
+        s.glare_strength = 0.5
+        s.setHand(0, cr_hand_part(kind: CR_HAND_PALM, edge: CR_EDGE_RIGHT, pos: 0.55, width_mm: 50, reach_mm: 110))
+        s.setHand(1, cr_hand_part(kind: CR_HAND_THUMB, edge: CR_EDGE_RIGHT, pos: 0.3, width_mm: 17, reach_mm: 8))
+        // Half a second: the pose filter settles from the first frame's reading.
+        let (m, frame) = measureHeld(scenes, s, cardType: HKCV_CARD_2003, frames: 15)
+        let c = floats(m.corners), truth = frame.truthCorners
+        let topError = max(hypot(c[0] - truth[0], c[1] - truth[1]), hypot(c[2] - truth[2], c[3] - truth[3]))
+        print("faint top edge: found \(m.found) IoU \(Self.iou(m, frame)) top corners off by \(topError) px, pitch \(m.pitch)")
+        #expect(m.found == 1)
+        #expect(topError < 2)
+        #expect(Self.iou(m, frame) >= 0.97)
+        // The title gave -17 to -19 degrees. The hand over the right side
+        // leaves its fit 2-3 px off, worth about 4 degrees on a card 200 px
+        // wide.
+        #expect(abs(m.pitch) < 6)
+    }
+
     /// A card held a few centimetres from the lens: 70 % of the frame wide,
     /// out of focus (a blur of 7 px), its bottom edge beyond the frame, with
     /// a hand sticking out behind the middle of its top edge (as a cup stood

@@ -145,16 +145,23 @@ std::optional<cv::Point2f> intersect(const cv::Vec4f &a, const cv::Vec4f &b) {
 PlaneShape plane_shape(const Quad &q, cv::Size image, double f) {
     // H maps the unit square onto normalised image points; for a planar
     // rectangle of size a x b, H ~ [a*r1, b*r2, t], so |h1|/|h2| = a/b and
-    // h1.h2 = 0.
+    // h1.h2 = 0. H in closed form (Heckbert's square-to-quad mapping): the
+    // search and the tracker ask this of hundreds of quads a frame.
     const double cx = (image.width - 1) * 0.5, cy = (image.height - 1) * 0.5;
-    cv::Point2f src[4] = {{0, 0}, {1, 0}, {1, 1}, {0, 1}};
-    cv::Point2f dst[4];
-    for (int i = 0; i < 4; ++i) dst[i] = {float((q[i].x - cx) / f), float((q[i].y - cy) / f)};
-    cv::Mat H = cv::getPerspectiveTransform(src, dst);
-    cv::Vec3d h1(H.at<double>(0, 0), H.at<double>(1, 0), H.at<double>(2, 0));
-    cv::Vec3d h2(H.at<double>(0, 1), H.at<double>(1, 1), H.at<double>(2, 1));
-    double n1 = cv::norm(h1), n2 = cv::norm(h2);
+    double x[4], y[4];
+    for (int i = 0; i < 4; ++i) {
+        x[i] = (q[i].x - cx) / f;
+        y[i] = (q[i].y - cy) / f;
+    }
+    const double sx = x[0] - x[1] + x[2] - x[3], sy = y[0] - y[1] + y[2] - y[3];
+    const double dx1 = x[1] - x[2], dx2 = x[3] - x[2], dy1 = y[1] - y[2], dy2 = y[3] - y[2];
+    const double den = dx1 * dy2 - dx2 * dy1;
     PlaneShape s;
+    if (std::abs(den) < 1e-15) return s;
+    const double g = (sx * dy2 - dx2 * sy) / den, h = (dx1 * sy - sx * dy1) / den;
+    const cv::Vec3d h1(x[1] - x[0] + g * x[1], y[1] - y[0] + g * y[1], g);
+    const cv::Vec3d h2(x[3] - x[0] + h * x[3], y[3] - y[0] + h * y[3], h);
+    const double n1 = cv::norm(h1), n2 = cv::norm(h2);
     if (n1 < 1e-12 || n2 < 1e-12) return s;
     s.aspect = n1 / n2;
     s.corner_cos = h1.dot(h2) / (n1 * n2);
@@ -172,6 +179,11 @@ bool card_shaped(const Quad &q, cv::Size image, double f) {
     // when 1.25 times the aspect is allowed.
     return s.aspect > kCardAspect * 0.9 && s.aspect < kCardAspect * 1.1 &&
            std::abs(s.corner_cos) < 0.15;
+}
+
+double card_inconsistency(const Quad &q, cv::Size image, double f) {
+    const PlaneShape s = plane_shape(q, image, f);
+    return std::max(std::abs(s.aspect / kCardAspect - 1.0), std::abs(s.corner_cos));
 }
 
 bool encloses(const Quad &outer, const Quad &inner, float tolerance) {

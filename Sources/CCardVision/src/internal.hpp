@@ -80,6 +80,14 @@ struct PlaneShape {
 PlaneShape plane_shape(const Quad &q, cv::Size image, double focal_px);
 // True when the quad can be an ID-1 card seen in perspective.
 bool card_shaped(const Quad &q, cv::Size image, double focal_px);
+// How far the quad is from the image of an ID-1 card under this focal
+// length: the larger of the recovered aspect's relative error and the
+// recovered corner angle's cosine. A card's own outline gives 0.00-0.05
+// (the more it is tilted, the more a wrong focal length shows; the
+// development set's truth at most 0.046); a quad with one side on a line
+// printed inside the card, 0.05-0.10.
+double card_inconsistency(const Quad &q, cv::Size image, double focal_px);
+constexpr double kInconsistentCard = 0.05;
 // True when outer is larger than inner and every corner of inner lies
 // inside outer or within tolerance pixels of it.
 bool encloses(const Quad &outer, const Quad &inner, float tolerance);
@@ -167,6 +175,7 @@ struct Refinement {
 struct RefineScratch {
     std::vector<float> profile, grads, offsets, weights, work, nearness;
     std::vector<cv::Point2f> origins, points, inliers;
+    std::vector<int> votes;
 };
 // Fits the four card edges near guess at full resolution: gradient maxima
 // along the normals within +-radius pixels at one place per 5 px of side
@@ -175,6 +184,14 @@ struct RefineScratch {
 // leans away from it.
 Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch,
                        bool trusted_guess = false);
+
+// For a fit no card could project to (card_inconsistency above
+// kInconsistentCard), one side of it moved out to the card's own edge: the
+// side that the card's shape says is short, to the outermost line beyond it
+// with card (by its colour) in between. Nullopt when the outline is a card's,
+// when no side or more than one side can be put right that way.
+std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
+                                             double focal_px, RefineScratch &scratch);
 
 // ---- flow.cpp -----------------------------------------------------------
 // Follows corners of the card's print from frame to frame (pyramidal

@@ -46,15 +46,13 @@ cv::Vec4f fit_line_huber(const cv::Point2f *p, const float *offsets, int n, cv::
     return refit_line_huber(p, n, line, s.weights);
 }
 
-SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f centre, int radius, RefineScratch &s) {
-    SideFit fit;
-    cv::Point2f d = b - a;
-    float len = float(cv::norm(d));
-    if (len < 4) return fit;
-    cv::Point2f u = d / len;
-    cv::Point2f n(u.y, -u.x);
-    if ((a + d * 0.5f - centre).dot(n) < 0) n = -n;  // outward
-
+// The luma step across the side a-b at one place per 5 px of its length
+// (10 % to 90 % of it): s.grads holds, per place inside the frame, the
+// derivative along the outward normal n at offsets -radius..radius from the
+// line (s.origins the places). Returns how many places there were in all.
+int sample_steps(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f n, int radius, RefineScratch &s) {
+    const cv::Point2f d = b - a;
+    const float len = float(cv::norm(d));
     // One sample per 5 px of side. (A cap of 24 in the wide first pass of a
     // track cost a third less but let printed lines outvote a fast card's
     // edge now and then: translation-only-2003 raised a false OVERSPEED.)
@@ -112,6 +110,19 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
         }
         s.origins.push_back(p);
     }
+    return samples;
+}
+
+SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f centre, int radius, RefineScratch &s) {
+    SideFit fit;
+    cv::Point2f d = b - a;
+    float len = float(cv::norm(d));
+    if (len < 4) return fit;
+    cv::Point2f u = d / len;
+    cv::Point2f n(u.y, -u.x);
+    if ((a + d * 0.5f - centre).dot(n) < 0) n = -n;  // outward
+
+    const int samples = sample_steps(luma, a, b, n, radius, s), width = 2 * radius + 1;
     const int inside = int(s.origins.size());
     if (inside < samples / 3) return fit;
 
@@ -231,6 +242,143 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
     r.confidence = support_sum / 4;
     r.ok = r.confidence >= 0.5f;
     return r;
+}
+
+}  // namespace cardvision
+
+namespace cardvision {
+
+namespace {
+
+// The median colour (Y', Cb, Cr) of a band along the side a-b, from d0 to
+// d1 pixels along the normal n: medians, so that the letters printed in a
+// band of the card do not count.
+cv::Vec3f band_colour(const cv::Mat &luma, const Chroma &chroma, cv::Point2f a, cv::Point2f b, cv::Point2f n,
+                      float d0, float d1, RefineScratch &s) {
+    std::vector<float> *channel[3] = {&s.work, &s.offsets, &s.weights};
+    for (auto *c : channel) c->clear();
+    const int along = 16, across = std::clamp(int(d1 - d0) + 1, 2, 8);
+    for (int i = 0; i < along; ++i)
+        for (int j = 0; j < across; ++j) {
+            const cv::Point2f p = a + (b - a) * (0.15f + 0.7f * float(i) / (along - 1)) +
+                                  n * (d0 + (d1 - d0) * float(j) / float(across - 1));
+            const int x = cvRound(p.x), y = cvRound(p.y);
+            if (x < 0 || y < 0 || x >= luma.cols || y >= luma.rows) continue;
+            s.work.push_back(luma.at<uint8_t>(y, x));
+            if (!chroma.u.empty()) {
+                s.offsets.push_back(chroma.u.at<uint8_t>(y / 2, x / 2));
+                s.weights.push_back(chroma.v.at<uint8_t>(y / 2, x / 2));
+            } else if (!chroma.uv.empty()) {
+                const cv::Vec2b uv = chroma.uv.at<cv::Vec2b>(y / 2, x / 2);
+                s.offsets.push_back(uv[0]);
+                s.weights.push_back(uv[1]);
+            }
+        }
+    cv::Vec3f m(0, 128, 128);
+    for (int c = 0; c < 3; ++c) {
+        auto &v = *channel[c];
+        if (v.empty()) continue;
+        std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+        m[c] = v[v.size() / 2];
+    }
+    return m;
+}
+}  // namespace
+
+std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
+                                             double focal, RefineScratch &scratch) {
+    // A light card on a light desk, or in front of a white cup, has an edge
+    // a few grey levels deep, whose polarity may change along it; the title
+    // printed a few millimetres inside runs parallel to it and is much
+    // stronger. An edge fit (and the search's line segments) then take the
+    // title for the top, and the quad, a card with its top cut off, reads as
+    // a card tilted by 20 degrees that is not in perspective: its recovered
+    // shape is not the card's. The card's shape, with the other three sides,
+    // says which side is short and roughly by how much; the image says where
+    // its edge is: the outermost line beyond it, along most of the side, with
+    // card between (a finger behind the card is not card).
+    const cv::Size size(luma.cols, luma.rows);
+    const Quad &q = fit.quad;
+    const double before = card_inconsistency(q, size, focal);
+    if (before <= kInconsistentCard) return std::nullopt;
+    std::array<cv::Vec4f, 4> lines;
+    for (int s = 0; s < 4; ++s) lines[s] = line_through(q[s], q[(s + 1) % 4]);
+    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
+    std::optional<Refinement> restored;
+    for (int s = 0; s < 4; ++s) {
+        const cv::Point2f a = q[s], b = q[(s + 1) % 4];
+        const cv::Vec4f &side = lines[s];
+        cv::Point2f n(side[1], -side[0]);
+        if (((a + b) * 0.5f - centre).dot(n) < 0) n = -n;  // outward
+        const float extent = distance_to(lines[(s + 2) % 4], (a + b) * 0.5f);
+        auto moved = [&](float d) -> std::optional<Quad> {
+            const cv::Vec4f shifted(side[0], side[1], side[2] + n.x * d, side[3] + n.y * d);
+            auto p = intersect(lines[(s + 3) % 4], shifted), r = intersect(shifted, lines[(s + 1) % 4]);
+            if (!p || !r) return std::nullopt;
+            Quad m = q;
+            m[s] = *p;
+            m[(s + 1) % 4] = *r;
+            return m;
+        };
+        // Would moving this side out make a card? (Coarse steps of 2 px out
+        // to a quarter of the card.)
+        const float reach = 0.25f * extent;
+        float at = 0;
+        double least = before;
+        for (float d = 2; d <= reach; d += 2)
+            if (auto m = moved(d))
+                if (double v = card_inconsistency(*m, size, focal); v < least) { least = v; at = d; }
+        if (at == 0 || least > 0.5 * before) continue;
+        // The lines beyond this side out to twice that far: offsets where
+        // 40 % of the places along it have a step (either way: the ground
+        // beyond a card's edge changes), outermost first.
+        const int radius = std::clamp(int(std::ceil(std::min(reach, 2.f * at + 3.f) * 0.5f)) + 1, 3, 40);
+        const int samples = sample_steps(luma, a + n * float(radius), b + n * float(radius), n, radius, scratch);
+        const int width = 2 * radius + 1, inside = int(scratch.origins.size());
+        if (inside < samples / 2) continue;
+        // Each place votes once for every offset within a pixel of one of
+        // its steps.
+        std::vector<int> &votes = scratch.votes;
+        votes.assign(width, 0);
+        for (int i = 0; i < inside; ++i) {
+            const float *g = scratch.grads.data() + size_t(i) * width;
+            int last = -2;  // the last offset this place voted for
+            for (int k = 1; k + 1 < width; ++k) {
+                const float m = std::abs(g[k]);
+                if (m < kMinStep || m < std::abs(g[k - 1]) || m < std::abs(g[k + 1])) continue;
+                for (int j = std::max(k - 1, last + 1); j <= k + 1; ++j) ++votes[j];
+                last = k + 1;
+            }
+        }
+        for (int k = width - 2; k >= 1; --k) {
+            const float d = float(k);  // the window starts on the side
+            if (d < 2 || votes[k] < 0.4f * float(samples) || votes[k] < votes[k - 1] || votes[k] < votes[k + 1]) continue;
+            auto guess = moved(d);
+            if (!guess) continue;
+            Refinement r = refine_quad(luma, *guess, 2.0f, scratch);
+            if (!r.ok || r.support[s] < 0.4f) continue;
+            // What the side moves over must be card: like the band inside
+            // the line it leaves (the card's ground, around the letters of
+            // the title), and more like it than like what lies beyond the
+            // new line; not a finger behind the card, the shadow under it or
+            // the desk beside it.
+            const cv::Vec3f inner = band_colour(luma, chroma, a, b, n, -d, -1.f, scratch);
+            const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f, d - 1.f, scratch);
+            const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + 2.f, 2.f * d + 2.f, scratch);
+            const float luma_step = std::abs(strip[0] - inner[0]),
+                        colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
+            if (luma_step > 25.f || colour_step > 12.f || luma_step + colour_step >= cv::norm(strip - beyond, cv::NORM_L1))
+                continue;
+            if (card_inconsistency(r.quad, size, focal) > 0.7 * before) continue;
+            // Two sides that could each be moved to an edge and make a card:
+            // the fingers behind the bottom edge as likely as the top's own
+            // edge. Nothing says which, so neither is.
+            if (restored) return std::nullopt;
+            restored = r;
+            break;
+        }
+    }
+    return restored;
 }
 
 }  // namespace cardvision

@@ -30,6 +30,8 @@ void Tracker::lose() {
     flow_.reset();
     tracking_ = false;
     was_cut_ = false;
+    restore_wait_ = 0;
+    last_glare_ = 0;
     recheck_every_ = kRecheckFrames;
     has_prev_quad_ = false;
     pose_history_.clear();
@@ -56,6 +58,20 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
     Refinement fine = refine_quad(luma, r.quad, 3.0f, refine_, trusted_guess);
     if (fine.ok) r = fine;
     if (!plausible(r.quad, luma, focal)) return std::nullopt;
+    // A side on a line printed inside the card, where the card's own edge
+    // is too faint to compete, leaves a quad no card projects to. (Looking
+    // for the edge costs a few fits; an outline that could not be put right,
+    // a card on a phone's screen for one, is left alone for a few frames.
+    // Under a lamp's glare the bloom spills over the card's edge and the
+    // background beside it reads as card: dev_glare_2003 had a side moved
+    // 9 px out, and kept there.)
+    if (restore_wait_ > 0) {
+        --restore_wait_;
+    } else if (last_glare_ < kRestoreGlare && card_inconsistency(r.quad, cv::Size(luma.cols, luma.rows), focal) > kInconsistentCard) {
+        auto restored = restore_faint_side(luma, chroma_, r, focal, refine_);
+        if (restored && plausible(restored->quad, luma, focal)) r = *restored;
+        else restore_wait_ = kRestoreWait;
+    }
     return r;
 }
 
@@ -276,6 +292,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     const int glare_level = limited ? int(std::lround(16 + config_.glare_luma * 219.0 / 255.0)) : config_.glare_luma;
     Photometry ph = measure_photometry(luma, q, glare_level, photometry_);
     out.glare = ph.glare;
+    last_glare_ = ph.glare;
     out.glare_blob = ph.glare_blob;
     out.sharpness = ph.sharpness;
     out.focal_px = float(focal);

@@ -52,6 +52,12 @@ private:
     bool has_recent_ = false;  // quad_ and last_pts_ hold a card found since the last reset
     int since_recheck_ = 0;
     bool was_cut_ = false;  // the last frame's card had a corner beyond the frame
+    // Fits left before an outline no card projects to is looked at again
+    // (restore_faint_side), after a look that could not put it right.
+    static constexpr int kRestoreWait = 8;
+    static constexpr float kRestoreGlare = 0.05f;  // no restoring under more glare than this
+    int restore_wait_ = 0;
+    float last_glare_ = 0;  // the last frame's glare fraction on the card
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
     cv::Mat luma_scratch_;
