@@ -236,13 +236,19 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     last_pts_ = pts_ns;
 
     // Focal length from the card itself, when its perspective is strong
-    // enough to say something and the answer is plausible.
+    // enough to say something and the answer is plausible: with it, the
+    // quad must then be a card's image. (A quad with one side wrong also
+    // yields a focal length, one that makes it as rectangular as it can
+    // be but not card-shaped; on dim-mpeg4-640 a second of such quads took
+    // the estimate 20 % too long, and the search then refused the card as
+    // not card-shaped for 1.6 s.)
     Pose pose_cfg = pose_from_quad(q, size, focal_cfg);
     if (config_.estimate_focal && pose_cfg.ok) {
         const double tilt = std::acos(std::cos(pose_cfg.yaw * kPi / 180) * std::cos(pose_cfg.pitch * kPi / 180)) * 180 / kPi;
         if (tilt > 18)
             if (auto f = focal_from_quad(q, size))
-                if (*f > 0.6 * focal_cfg && *f < 1.7 * focal_cfg) focal_.add(*f);
+                if (*f > 0.6 * focal_cfg && *f < 1.7 * focal_cfg && card_inconsistency(q, size, *f) < kFocalFit)
+                    focal_.add(*f);
     }
     Pose pose = focal == focal_cfg ? pose_cfg : pose_from_quad(q, size, focal);
     if (!pose.ok) pose = pose_cfg;

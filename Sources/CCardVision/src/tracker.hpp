@@ -56,6 +56,9 @@ private:
     // (restore_faint_side), after a look that could not put it right.
     static constexpr int kRestoreWait = 8;
     static constexpr float kRestoreGlare = 0.05f;  // no restoring under more glare than this
+    // How card-shaped a quad must be with the focal length it implies for
+    // that length to count.
+    static constexpr double kFocalFit = 0.02;
     int restore_wait_ = 0;
     float last_glare_ = 0;  // the last frame's glare fraction on the card
     int64_t last_pts_ = 0;
