@@ -352,7 +352,8 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
         }
         for (int k = width - 2; k >= 1; --k) {
             const float d = float(k);  // the window starts on the side
-            if (d < 2 || votes[k] < 0.4f * float(samples) || votes[k] < votes[k - 1] || votes[k] < votes[k + 1]) continue;
+            const bool peak = votes[k] >= votes[k - 1] && votes[k] >= votes[k + 1];
+            if (d < 2 || votes[k] < 0.4f * float(samples) || !peak) continue;
             auto guess = moved(d);
             if (!guess) continue;
             Refinement r = refine_quad(luma, *guess, 2.0f, scratch);
@@ -367,8 +368,8 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
             const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + 2.f, 2.f * d + 2.f, scratch);
             const float luma_step = std::abs(strip[0] - inner[0]),
                         colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
-            if (luma_step > 25.f || colour_step > 12.f || luma_step + colour_step >= cv::norm(strip - beyond, cv::NORM_L1))
-                continue;
+            const bool like_card = luma_step <= 25.f && colour_step <= 12.f;
+            if (!like_card || luma_step + colour_step >= cv::norm(strip - beyond, cv::NORM_L1)) continue;
             if (card_inconsistency(r.quad, size, focal) > 0.7 * before) continue;
             // Two sides that could each be moved to an edge and make a card:
             // the fingers behind the bottom edge as likely as the top's own

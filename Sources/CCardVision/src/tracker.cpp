@@ -65,9 +65,10 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
     // Under a lamp's glare the bloom spills over the card's edge and the
     // background beside it reads as card: dev_glare_2003 had a side moved
     // 9 px out, and kept there.)
+    const bool inconsistent = card_inconsistency(r.quad, cv::Size(luma.cols, luma.rows), focal) > kInconsistentCard;
     if (restore_wait_ > 0) {
         --restore_wait_;
-    } else if (last_glare_ < kRestoreGlare && card_inconsistency(r.quad, cv::Size(luma.cols, luma.rows), focal) > kInconsistentCard) {
+    } else if (inconsistent && last_glare_ < kRestoreGlare) {
         auto restored = restore_faint_side(luma, chroma_, r, focal, refine_);
         if (restored && plausible(restored->quad, luma, focal)) r = *restored;
         else restore_wait_ = kRestoreWait;
@@ -247,8 +248,8 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         const double tilt = std::acos(std::cos(pose_cfg.yaw * kPi / 180) * std::cos(pose_cfg.pitch * kPi / 180)) * 180 / kPi;
         if (tilt > 18)
             if (auto f = focal_from_quad(q, size))
-                if (*f > 0.6 * focal_cfg && *f < 1.7 * focal_cfg && card_inconsistency(q, size, *f) < kFocalFit)
-                    focal_.add(*f);
+                if (*f > 0.6 * focal_cfg && *f < 1.7 * focal_cfg)
+                    if (card_inconsistency(q, size, *f) < kFocalFit) focal_.add(*f);
     }
     Pose pose = focal == focal_cfg ? pose_cfg : pose_from_quad(q, size, focal);
     if (!pose.ok) pose = pose_cfg;
