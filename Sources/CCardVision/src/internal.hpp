@@ -176,6 +176,7 @@ struct RefineScratch {
     std::vector<float> profile, grads, offsets, weights, work, nearness;
     std::vector<cv::Point2f> origins, points, inliers;
     std::vector<int> votes;
+    std::vector<float> band[3];  // Y', Cb, Cr of a band beside a side (restore_faint_side)
 };
 // Fits the four card edges near guess at full resolution: gradient maxima
 // along the normals within +-radius pixels at one place per 5 px of side
@@ -189,7 +190,8 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
 // kInconsistentCard), one side of it moved out to the card's own edge: the
 // side that the card's shape says is short, to the outermost line beyond it
 // with card (by its colour) in between. Nullopt when the outline is a card's,
-// when no side or more than one side can be put right that way.
+// when no side or more than one side can be put right that way. luma is the
+// whole frame, chroma its colour planes (at half its size, as chroma_of gives).
 std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
                                              double focal_px, RefineScratch &scratch);
 

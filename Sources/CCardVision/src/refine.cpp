@@ -244,10 +244,6 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
     return r;
 }
 
-}  // namespace cardvision
-
-namespace cardvision {
-
 namespace {
 
 // The median colour (Y', Cb, Cr) of a band along the side a-b, from d0 to
@@ -255,8 +251,7 @@ namespace {
 // band of the card do not count.
 cv::Vec3f band_colour(const cv::Mat &luma, const Chroma &chroma, cv::Point2f a, cv::Point2f b, cv::Point2f n,
                       float d0, float d1, RefineScratch &s) {
-    std::vector<float> *channel[3] = {&s.work, &s.offsets, &s.weights};
-    for (auto *c : channel) c->clear();
+    for (auto &c : s.band) c.clear();
     const int along = 16, across = std::clamp(int(d1 - d0) + 1, 2, 8);
     for (int i = 0; i < along; ++i)
         for (int j = 0; j < across; ++j) {
@@ -264,19 +259,19 @@ cv::Vec3f band_colour(const cv::Mat &luma, const Chroma &chroma, cv::Point2f a, 
                                   n * (d0 + (d1 - d0) * float(j) / float(across - 1));
             const int x = cvRound(p.x), y = cvRound(p.y);
             if (x < 0 || y < 0 || x >= luma.cols || y >= luma.rows) continue;
-            s.work.push_back(luma.at<uint8_t>(y, x));
+            s.band[0].push_back(luma.at<uint8_t>(y, x));
             if (!chroma.u.empty()) {
-                s.offsets.push_back(chroma.u.at<uint8_t>(y / 2, x / 2));
-                s.weights.push_back(chroma.v.at<uint8_t>(y / 2, x / 2));
+                s.band[1].push_back(chroma.u.at<uint8_t>(y / 2, x / 2));
+                s.band[2].push_back(chroma.v.at<uint8_t>(y / 2, x / 2));
             } else if (!chroma.uv.empty()) {
                 const cv::Vec2b uv = chroma.uv.at<cv::Vec2b>(y / 2, x / 2);
-                s.offsets.push_back(uv[0]);
-                s.weights.push_back(uv[1]);
+                s.band[1].push_back(uv[0]);
+                s.band[2].push_back(uv[1]);
             }
         }
     cv::Vec3f m(0, 128, 128);
     for (int c = 0; c < 3; ++c) {
-        auto &v = *channel[c];
+        auto &v = s.band[c];
         if (v.empty()) continue;
         std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
         m[c] = v[v.size() / 2];

@@ -58,21 +58,6 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
     Refinement fine = refine_quad(luma, r.quad, 3.0f, refine_, trusted_guess);
     if (fine.ok) r = fine;
     if (!plausible(r.quad, luma, focal)) return std::nullopt;
-    // A side on a line printed inside the card, where the card's own edge
-    // is too faint to compete, leaves a quad no card projects to. (Looking
-    // for the edge costs a few fits; an outline that could not be put right,
-    // a card on a phone's screen for one, is left alone for a few frames.
-    // Under a lamp's glare the bloom spills over the card's edge and the
-    // background beside it reads as card: dev_glare_2003 had a side moved
-    // 9 px out, and kept there.)
-    const bool inconsistent = card_inconsistency(r.quad, cv::Size(luma.cols, luma.rows), focal) > kInconsistentCard;
-    if (restore_wait_ > 0) {
-        --restore_wait_;
-    } else if (inconsistent && last_glare_ < kRestoreGlare) {
-        auto restored = restore_faint_side(luma, chroma_, r, focal, refine_);
-        if (restored && plausible(restored->quad, luma, focal)) r = *restored;
-        else restore_wait_ = kRestoreWait;
-    }
     return r;
 }
 
@@ -222,6 +207,21 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         return;
     }
     misses_ = 0;
+    // Once a frame, whichever way the card was found: a side on a line
+    // printed inside the card, where the card's own edge is too faint to
+    // compete, leaves a quad no card projects to. (Looking for the edge
+    // costs a few fits; an outline that could not be put right, a card on
+    // a phone's screen for one, is left alone for a few frames. Under a
+    // lamp's glare the bloom spills over the card's edge and the background
+    // beside it reads as card: dev_glare_2003 had a side moved 9 px out, and
+    // kept there.)
+    if (restore_wait_ > 0) {
+        --restore_wait_;
+    } else if (last_glare_ < kRestoreGlare && card_inconsistency(found->quad, size, focal) > kInconsistentCard) {
+        auto restored = restore_faint_side(luma, chroma_, *found, focal, refine_);
+        if (restored && plausible(restored->quad, luma, focal)) found = restored;
+        else restore_wait_ = kRestoreWait;
+    }
     flow_.commit(luma, found->quad);
     has_recent_ = true;
 

@@ -52,7 +52,7 @@ private:
     bool has_recent_ = false;  // quad_ and last_pts_ hold a card found since the last reset
     int since_recheck_ = 0;
     bool was_cut_ = false;  // the last frame's card had a corner beyond the frame
-    // Fits left before an outline no card projects to is looked at again
+    // Frames left before an outline no card projects to is looked at again
     // (restore_faint_side), after a look that could not put it right.
     static constexpr int kRestoreWait = 8;
     static constexpr float kRestoreGlare = 0.05f;  // no restoring under more glare than this
