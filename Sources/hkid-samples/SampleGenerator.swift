@@ -136,6 +136,13 @@ struct SampleGenerator {
         scene.ovi = effects.ovi ? 1 : 0
         scene.torch = t >= effects.torch_from ? effects.torch : 0
         scene.screen_bezel = effects.screen_bezel
+        if let shadow = effects.shadow {
+            scene.shadow = shadow.strength
+            scene.shadow_x = shadow.x
+            scene.shadow_y = shadow.y
+            scene.shadow_angle_deg = shadow.angle
+            scene.shadow_soft_px = shadow.soft
+        }
         withUnsafeMutableBytes(of: &scene.hands) { raw in
             let parts = raw.bindMemory(to: cr_hand_part.self)
             for (index, part) in effects.hands.prefix(parts.count).enumerated() {

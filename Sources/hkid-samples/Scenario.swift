@@ -91,6 +91,22 @@ struct Scenario: Decodable {
         var torch_from: Double = 0
         /// Material "screen": the share of the frame's width its dark bezel takes, 0...0.2.
         var screen_bezel: Double = 0
+        /// A straight-edged shadow over desk, card and hand.
+        var shadow: Shadow?
+    }
+
+    /// The shadow of something above the scene (a phone, a person leaning
+    /// over the desk): one straight edge across the whole frame.
+    struct Shadow: Decodable {
+        /// 0...0.85: the share of the light the shadowed side loses.
+        var strength: Double = 0.5
+        /// A point on the shadow's edge, fractions of the frame's width and height.
+        var x: Double = 0.5
+        var y: Double = 0.5
+        /// Direction from the edge into the shadow, degrees from +x (image y down).
+        var angle: Double = 0
+        /// Width of the penumbra, pixels.
+        var soft: Double = 12
     }
 
     /// A thumb lying on the card over an edge, or a palm behind the card
@@ -201,6 +217,10 @@ struct Scenario: Decodable {
                 throw fail("\(key).reach must be \(thumb ? "0...60" : "1...150") mm")
             }
         }
+        if let shadow = effects.shadow {
+            guard (0...0.85).contains(shadow.strength) else { throw fail("effects.shadow.strength must be 0...0.85") }
+            guard (0...500).contains(shadow.soft) else { throw fail("effects.shadow.soft must be 0...500 px") }
+        }
         guard (0...0.95).contains(photos.background_lift) else { throw fail("photos.background_lift must be 0...0.95") }
         guard ["h264", "mpeg4"].contains(encode.codec) else { throw fail("encode.codec must be h264 or mpeg4") }
         guard ["full", "limited"].contains(encode.range) else { throw fail("encode.range must be full or limited") }
@@ -265,7 +285,7 @@ extension Scenario.Hand {
 extension Scenario.Effects {
     private enum CodingKeys: String, CodingKey {
         case noise, blur, specular, motion_blur, brightness, glare, thumb, hidden, hands, inner_frames
-        case ovi, torch, torch_from, screen_bezel
+        case ovi, torch, torch_from, screen_bezel, shadow
     }
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -276,6 +296,16 @@ extension Scenario.Effects {
         hands = try c.decode(.hands, or: []); inner_frames = try c.decode(.inner_frames, or: false)
         ovi = try c.decode(.ovi, or: true); torch = try c.decode(.torch, or: 0); torch_from = try c.decode(.torch_from, or: 0)
         screen_bezel = try c.decode(.screen_bezel, or: 0)
+        shadow = try c.decodeIfPresent(Scenario.Shadow.self, forKey: .shadow)
+    }
+}
+
+extension Scenario.Shadow {
+    private enum CodingKeys: String, CodingKey { case strength, x, y, angle, soft }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        strength = try c.decode(.strength, or: 0.5); x = try c.decode(.x, or: 0.5); y = try c.decode(.y, or: 0.5)
+        angle = try c.decode(.angle, or: 0); soft = try c.decode(.soft, or: 12)
     }
 }
 

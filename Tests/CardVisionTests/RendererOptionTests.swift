@@ -1,6 +1,7 @@
 // RendererOptionTests.swift — the renderer's options for harder scenes
 // (issue 12) draw what they say: limited-range levels, photographs, hands
-// over and behind every edge, bold inner boxes; bad values are refused.
+// over and behind every edge, bold inner boxes, a cast shadow; bad values
+// are refused.
 import CCardRender
 import Foundation
 import Testing
@@ -158,5 +159,35 @@ import Testing
         #expect(status { $0.background_lift = 0.99 } == CR_ERR_ARG)
         #expect(status { $0.limited_range = 2 } == CR_ERR_ARG)
         #expect(status { $0.inner_frames = -1 } == CR_ERR_ARG)
+        #expect(status { $0.shadow = 0.9 } == CR_ERR_ARG)
+        #expect(status { $0.shadow = -0.1 } == CR_ERR_ARG)
+        #expect(status { $0.shadow_angle_deg = .infinity } == CR_ERR_ARG)
+        #expect(status { $0.shadow_soft_px = -1 } == CR_ERR_ARG)
+    }
+
+    /// A cast shadow takes its share of the light on its side of the edge,
+    /// card and desk alike, and leaves the other side as it was.
+    @Test func shadowDarkensOneSideOfItsEdge() {
+        let scenes = Scenes(seed: 9)
+        var s = scenes.scene(width: 640, height: 360)
+        s.noise_sigma = 0
+        s.distance_mm = 400
+        var shaded = s
+        shaded.shadow = 0.6
+        shaded.shadow_angle_deg = 0  // the right half is in shadow
+        // Desk far left and far right, card left and right of its centre.
+        let points = [(40.0, 40.0), (600.0, 40.0), (280.0, 180.0), (360.0, 180.0)]
+        let lit = bgr(scenes, s, points), dark = bgr(scenes, shaded, points)
+        for (index, (a, b)) in zip(lit, dark).enumerated() {
+            let before = [a.0, a.1, a.2], after = [b.0, b.1, b.2]
+            let inShadow = points[index].0 > 320
+            for (x, y) in zip(before, after) {
+                if inShadow {
+                    #expect(abs(Double(y) - 0.4 * Double(x)) <= 1.5, "point \(index): \(before) -> \(after)")
+                } else {
+                    #expect(x == y, "point \(index): \(before) -> \(after)")
+                }
+            }
+        }
     }
 }

@@ -26,7 +26,8 @@
  * paper or its portrait (cr_renderer_set_photo); hand parts that cover or
  * touch any edge (cr_scene.hands); bold printed inner boxes (the portrait
  * frame and an inset border with nearly the card's aspect); a background
- * lifted towards white (a light desk); limited-range YUV.
+ * lifted towards white (a light desk); limited-range YUV; a straight-edged
+ * shadow cast over desk, card and hand by something above the scene.
  *
  * Card material and presentation attacks (issue 13). A genuine card carries
  * an optically variable patch (a round swirl of ~12 % of the card's width
@@ -145,6 +146,15 @@ typedef struct cr_scene {
     double screen_bezel;        /* CR_MATERIAL_SCREEN: 0..0.2 of the frame's width shows the screen's dark
                                    bezel around the recording, which is shrunk to fit inside it (truth
                                    follows); default 0 (the screen fills the view) */
+
+    /* ---- a cast shadow (desks with shadows); the default changes nothing ---- */
+    double shadow;              /* 0..0.85: share of the light the shadowed side loses (desk, card, hand
+                                   alike: the shadow of a person or a phone above the scene); default 0 */
+    double shadow_x, shadow_y;  /* a point on the shadow's edge, fractions of the frame's width and height;
+                                   default 0.5, 0.5 */
+    double shadow_angle_deg;    /* direction from that edge into the shadow, degrees from +x (image y down);
+                                   default 0 (the right side is in shadow) */
+    double shadow_soft_px;      /* width of the penumbra, pixels; default 12 */
 } cr_scene;
 
 void cr_scene_default(cr_scene *scene);

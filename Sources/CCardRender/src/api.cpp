@@ -43,7 +43,9 @@ static bool scene_valid(const cr_scene &s) {
            hands_valid(s) && (s.inner_frames == 0 || s.inner_frames == 1) && s.background_lift >= 0 &&
            s.background_lift <= 0.95 && (s.limited_range == 0 || s.limited_range == 1) &&
            (s.ovi == 0 || s.ovi == 1) && s.material >= CR_MATERIAL_GENUINE && s.material <= CR_MATERIAL_SCREEN &&
-           s.torch >= 0 && s.torch <= 1 && s.screen_bezel >= 0 && s.screen_bezel <= 0.2;
+           s.torch >= 0 && s.torch <= 1 && s.screen_bezel >= 0 && s.screen_bezel <= 0.2 && s.shadow >= 0 &&
+           s.shadow <= 0.85 && finite(s.shadow_x) && finite(s.shadow_y) && finite(s.shadow_angle_deg) &&
+           s.shadow_soft_px >= 0 && s.shadow_soft_px <= 500;
 }
 
 extern "C" {
@@ -70,6 +72,9 @@ void cr_scene_default(cr_scene *s) {
     s->thumb_width_mm = 18;
     s->thumb_reach_mm = 10;
     s->ovi = 1;  // every genuine card has one (card_render.h)
+    s->shadow_x = 0.5;
+    s->shadow_y = 0.5;
+    s->shadow_soft_px = 12;
 }
 
 cr_renderer *cr_renderer_create(uint64_t seed, int *err) {

@@ -150,6 +150,26 @@ void add_optics_and_noise(cv::Mat &frame, const cr_scene &s, cv::RNG &rng) {
     add_sensor_noise(frame, s.noise_sigma, rng);
 }
 
+void add_cast_shadow(cv::Mat &frame, const cr_scene &s) {
+    if (s.shadow <= 0) return;
+    // Light falls off linearly across the penumbra: the shadow of something
+    // far above the desk, so one straight edge across the whole frame.
+    const double a = s.shadow_angle_deg * kPi / 180;
+    const double nx = std::cos(a), ny = std::sin(a);
+    const double px = s.shadow_x * frame.cols - 0.5, py = s.shadow_y * frame.rows - 0.5;
+    const double half = std::max(0.5, s.shadow_soft_px / 2);
+    for (int y = 0; y < frame.rows; ++y) {
+        cv::Vec3b *row = frame.ptr<cv::Vec3b>(y);
+        for (int x = 0; x < frame.cols; ++x) {
+            const double d = (x - px) * nx + (y - py) * ny;
+            if (d <= -half) continue;
+            const double w = d >= half ? 1.0 : (d + half) / (2 * half);
+            const float k = float(1 - s.shadow * w);
+            for (int c = 0; c < 3; ++c) row[x][c] = cv::saturate_cast<uint8_t>(row[x][c] * k);
+        }
+    }
+}
+
 void add_sensor_noise(cv::Mat &frame, double sigma, cv::RNG &rng) {
     if (sigma <= 0) return;
     cv::Mat noise(frame.size(), CV_16SC3);

@@ -187,6 +187,7 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
         for (const cr_hand_part &part : s.hands)
             if (part.kind == CR_HAND_THUMB) add_thumb(frame, cam, part.edge, part.pos, part.width_mm, part.reach_mm, bright);
     }
+    add_cast_shadow(frame, s);
     add_optics_and_noise(frame, s, rng_);
     if (s.material == CR_MATERIAL_SCREEN) {
         auto key = std::make_pair(s.width, s.height);

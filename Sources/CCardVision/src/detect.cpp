@@ -86,29 +86,110 @@ double inner_print(const cv::Mat &gx, const cv::Mat &gy, const Quad &q) {
 // it (4 % of the way in) keeps one grey level along most of its length. A
 // quad that joins the card's edges to a line of the background, or boxes of
 // a brick wall, has something else inside each stretch.
-bool even_margin(const cv::Mat &small, const Quad &q, int side) {
+//
+// A shadow across the card (a phone or a person between the lamp and the
+// desk) splits the margin into two even stretches at different levels. That
+// is accepted when the strip just outside the side changes by the same
+// ratio at the same place, and neither changes colour: a shadow darkens
+// card and desk alike and scales luma and both colour differences by one
+// factor; an edge of the background or of the print inside the quad does
+// neither.
+bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q, int side) {
     constexpr int kSamples = 16;
+    constexpr int kTolerance = 24;     // grey levels around the stretch's median
+    constexpr int kMinStretch = 4;     // samples on each side of a shadow's edge
+    constexpr double kMinShadow = 0.2; // log of the light a shadow takes: 18 % or more
+    constexpr int kMaxHueShift = 8;    // levels of a colour difference, after the shadow's scaling
     const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
+    auto read = [&](const cv::Mat &m, cv::Point2f p, int &v) {
+        const int x = cvRound(p.x), y = cvRound(p.y);
+        if (x < 0 || y < 0 || x >= m.cols || y >= m.rows) return false;
+        v = m.at<uint8_t>(y, x);
+        return true;
+    };
+    const bool colour = !small_chroma[0].empty();
+    auto median = [](const int *v, int n) {
+        std::array<int, kSamples> m;
+        std::copy(v, v + n, m.begin());
+        std::nth_element(m.begin(), m.begin() + n / 2, m.begin() + n);
+        return m[n / 2];
+    };
+    // How far from their median most (70 %) of the values lie.
+    auto spread = [&](const int *v, int n) {
+        const int m = median(v, n);
+        std::array<int, kSamples> dev;
+        for (int i = 0; i < n; ++i) dev[i] = std::abs(v[i] - m);
+        const int k = std::min(n - 1, int(std::ceil(0.7 * n)) - 1);
+        std::nth_element(dev.begin(), dev.begin() + k, dev.begin() + n);
+        return dev[k];
+    };
+    const cv::Point2f a0 = q[side], b0 = q[(side + 1) % 4];
+    const cv::Point2f d = b0 - a0;
+    const float len = std::max(1.f, float(cv::norm(d)));
+    cv::Point2f out_n(d.y / len, -d.x / len);
+    if ((centre - a0).dot(out_n) > 0) out_n = -out_n;
+    const float reach = std::max(4.f, 0.06f * float(min_side(q)));
     // Two depths (4 % and 8 % of the way in): a card may have a border line
     // printed a couple of millimetres inside its edge, which one strip runs
     // along or across; the card's own margin is even at the other.
     for (float depth : {0.08f, 0.04f}) {
-        const cv::Point2f a = q[side] + (centre - q[side]) * depth;
-        const cv::Point2f b = q[(side + 1) % 4] + (centre - q[(side + 1) % 4]) * depth;
-        std::array<int, kSamples> v;
+        const cv::Point2f a = a0 + (centre - a0) * depth;
+        const cv::Point2f b = b0 + (centre - b0) * depth;
+        // Luma, then the two colour differences, inside and outside.
+        std::array<std::array<int, kSamples>, 3> in, out;
         int n = 0;
         for (int i = 0; i < kSamples; ++i) {
-            const cv::Point2f p = a + (b - a) * (0.1f + 0.8f * (i + 0.5f) / kSamples);
-            const int x = cvRound(p.x), y = cvRound(p.y);
-            if (x < 0 || y < 0 || x >= small.cols || y >= small.rows) continue;
-            v[n++] = small.at<uint8_t>(y, x);
+            const float t = 0.1f + 0.8f * (i + 0.5f) / kSamples;
+            const cv::Point2f pi = a + (b - a) * t, po = a0 + d * t + out_n * reach;
+            if (!read(small, pi, in[0][n])) continue;
+            // Beyond the frame there is no outside to see a shadow on (-1).
+            if (!read(small, po, out[0][n])) out[0][n] = -1;
+            for (int c = 0; c < 2; ++c) {
+                in[c + 1][n] = out[c + 1][n] = 128;
+                if (!colour) continue;
+                read(small_chroma[c], pi, in[c + 1][n]);
+                read(small_chroma[c], po, out[c + 1][n]);
+            }
+            ++n;
         }
         if (n < kSamples / 2) continue;
-        std::nth_element(v.begin(), v.begin() + n / 2, v.begin() + n);
-        const int median = v[n / 2];
-        int close = 0;
-        for (int i = 0; i < n; ++i) close += std::abs(v[i] - median) <= 24;
-        if (close >= 0.7 * n) return true;
+        if (spread(in[0].data(), n) <= kTolerance) return true;
+        // One shadow's edge: two even stretches, allowing up to two samples
+        // in its penumbra between them.
+        for (int j = kMinStretch; j <= n - kMinStretch; ++j)
+            for (int gap = 0; gap <= 2 && j + gap <= n - kMinStretch; ++gap) {
+                const int *first = in[0].data(), *second = in[0].data() + j + gap;
+                const int n2 = n - j - gap;
+                const int s1 = spread(first, j), s2 = spread(second, n2);
+                if (std::max(s1, s2) > kTolerance) continue;
+                // A step, not a ramp: large against the stretches' own
+                // unevenness, taken within the penumbra, and a visible
+                // ratio of the light...
+                const int m1 = median(first, j), m2 = median(second, n2);
+                const int step = std::abs(m2 - m1);
+                if (step < std::max(12, 6 * std::max(s1, s2))) continue;
+                if (std::abs(second[0] - first[j - 1]) < 0.6 * step) continue;
+                const double inside = std::log((m2 + 1.0) / (m1 + 1.0));
+                if (std::abs(inside) < kMinShadow) continue;
+                // ...that the outside shares, over the whole stretches and
+                // right at the shadow's edge...
+                auto same_outside = [&](int from1, int count1, int from2, int count2) {
+                    const int o1 = median(out[0].data() + from1, count1), o2 = median(out[0].data() + from2, count2);
+                    if (o1 < 8 || o2 < 8) return false;
+                    const double outside = std::log((o2 + 1.0) / (o1 + 1.0));
+                    return std::abs(outside - inside) <= 0.05 + 0.4 * std::abs(inside);
+                };
+                if (!same_outside(0, j, j + gap, n2) || !same_outside(j - 3, 3, j + gap, 3)) continue;
+                // ...without a change of colour on either side.
+                const double ratio = double(m2 + 1) / (m1 + 1);
+                bool same_colour = true;
+                for (int c = 1; c < 3 && same_colour; ++c)
+                    for (const auto *v : {&in[c], &out[c]}) {
+                        const int c1 = median(v->data(), j) - 128, c2 = median(v->data() + j + gap, n2) - 128;
+                        if (std::abs(c2 - ratio * c1) > kMaxHueShift) same_colour = false;
+                    }
+                if (same_colour) return true;
+            }
     }
     return false;
 }
@@ -577,7 +658,7 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         std::array<double, 4> step{};
         for (int k = 0; k < 4; ++k) {
             if (!seen[k]) continue;
-            margins += even_margin(small, q, k);
+            margins += even_margin(small, small_chroma, q, k);
             step[k] = side_step(small, small_chroma, q, k);
             if (step[k] < 0) step[k] = 1;  // at the frame's border: not judged
             stepped += step[k] >= 0.5;

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace cardvision {
 
@@ -300,11 +301,15 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
     for (int s = 0; s < 4; ++s) lines[s] = line_through(q[s], q[(s + 1) % 4]);
     const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
     std::optional<Refinement> restored;
+    auto outward = [&](int s) {
+        cv::Point2f n(lines[s][1], -lines[s][0]);
+        if (((q[s] + q[(s + 1) % 4]) * 0.5f - centre).dot(n) < 0) n = -n;
+        return n;
+    };
     for (int s = 0; s < 4; ++s) {
         const cv::Point2f a = q[s], b = q[(s + 1) % 4];
         const cv::Vec4f &side = lines[s];
-        cv::Point2f n(side[1], -side[0]);
-        if (((a + b) * 0.5f - centre).dot(n) < 0) n = -n;  // outward
+        const cv::Point2f n = outward(s);
         const float extent = distance_to(lines[(s + 2) % 4], (a + b) * 0.5f);
         auto moved = [&](float d) -> std::optional<Quad> {
             const cv::Vec4f shifted(side[0], side[1], side[2] + n.x * d, side[3] + n.y * d);
@@ -353,18 +358,23 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
             if (!guess) continue;
             Refinement r = refine_quad(luma, *guess, 2.0f, scratch);
             if (!r.ok || r.support[s] < 0.4f) continue;
-            // What the side moves over must be card: like the band inside
-            // the line it leaves (the card's ground, around the letters of
-            // the title), and more like it than like what lies beyond the
-            // new line; not a finger behind the card, the shadow under it or
-            // the desk beside it.
-            const cv::Vec3f inner = band_colour(luma, chroma, a, b, n, -d, -1.f, scratch);
+            // What the side moves over must be card: like the card's ground
+            // in the band inside the line it leaves (around the letters of
+            // the title) or inside one of the two sides that meet it (on a
+            // near card the title's letters fill the first), and more like
+            // it than like what lies beyond the new line; not a finger
+            // behind the card, the shadow under it or the desk beside it.
             const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f, d - 1.f, scratch);
             const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + 2.f, 2.f * d + 2.f, scratch);
-            const float luma_step = std::abs(strip[0] - inner[0]),
-                        colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
-            const bool like_card = luma_step <= 25.f && colour_step <= 12.f;
-            if (!like_card || luma_step + colour_step >= cv::norm(strip - beyond, cv::NORM_L1)) continue;
+            float unlike = std::numeric_limits<float>::max();  // the nearest card ground, L1
+            for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
+                const cv::Vec3f inner =
+                    band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward(t), -d, -1.f, scratch);
+                const float luma_step = std::abs(strip[0] - inner[0]),
+                            colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
+                if (luma_step <= 25.f && colour_step <= 12.f) unlike = std::min(unlike, luma_step + colour_step);
+            }
+            if (unlike >= cv::norm(strip - beyond, cv::NORM_L1)) continue;
             if (card_inconsistency(r.quad, size, focal) > 0.7 * before) continue;
             // Two sides that could each be moved to an edge and make a card:
             // the fingers behind the bottom edge as likely as the top's own
