@@ -82,47 +82,90 @@ double inner_print(const cv::Mat &gx, const cv::Mat &gy, const Quad &q) {
     return double(hits) / (kCols * kRows);
 }
 
+// Places along a margin: luma and both colour differences (Y', Cb, Cr) on a
+// strip just inside one side of a quad and on one just outside it. Outside
+// luma is -1 beyond the frame.
+constexpr int kMarginSamples = 16;
+struct MarginStrips {
+    std::array<std::array<int, kMarginSamples>, 3> in, out;
+    int n = 0;
+};
+
+// A run of samples: its median, and how far from it most (70 %) lie.
+struct Level {
+    int median, spread;
+};
+Level level_of(const int *v, int n) {
+    std::array<int, kMarginSamples> m;
+    std::copy(v, v + n, m.begin());
+    std::nth_element(m.begin(), m.begin() + n / 2, m.begin() + n);
+    const int median = m[n / 2];
+    for (int i = 0; i < n; ++i) m[i] = std::abs(v[i] - median);
+    const int k = int(std::ceil(0.7 * n)) - 1;
+    std::nth_element(m.begin(), m.begin() + k, m.begin() + n);
+    return {median, m[k]};
+}
+
+constexpr int kEvenMargin = 24;  // grey levels around a margin's median
+
+// Whether a shadow's edge crosses the margin: the inside strip is two even
+// stretches, up to two samples of penumbra between them, and
+// - the step between them is large against their own unevenness and taken
+//   within the penumbra (not a ramp across a blurred photograph), and takes
+//   a visible share of the light;
+// - the outside strip changes by the same ratio, over the whole stretches
+//   and right at the edge (a shadow darkens card and desk alike);
+// - neither strip changes colour beyond that scaling (a shadow scales luma
+//   and both colour differences by one factor; an edge of the background or
+//   of the print does neither).
+bool crossed_by_shadow(const MarginStrips &m) {
+    constexpr int kMinStretch = 4;      // samples on each side of the edge
+    constexpr double kMinShadow = 0.2;  // log of the light taken: 18 % or more
+    constexpr int kMaxHueShift = 8;     // levels of a colour difference, after the scaling
+    const int n = m.n;
+    const int *in = m.in[0].data(), *out = m.out[0].data();
+    for (int j = kMinStretch; j <= n - kMinStretch; ++j)
+        for (int gap = 0; gap <= 2 && j + gap <= n - kMinStretch; ++gap) {
+            const int after = j + gap, n2 = n - after;
+            const Level first = level_of(in, j), second = level_of(in + after, n2);
+            const int step = std::abs(second.median - first.median);
+            const double ratio = (second.median + 1.0) / (first.median + 1.0);
+            if (std::abs(std::log(ratio)) < kMinShadow) continue;
+            if (std::max(first.spread, second.spread) > kEvenMargin) continue;
+            if (step < std::max(12, 6 * std::max(first.spread, second.spread))) continue;
+            if (std::abs(in[after] - in[j - 1]) < 0.6 * step) continue;
+            auto outside_follows = [&](int from1, int count1, int count2) {
+                const int o1 = level_of(out + from1, count1).median, o2 = level_of(out + after, count2).median;
+                if (o1 < 8 || o2 < 8) return false;
+                const double change = std::log((o2 + 1.0) / (o1 + 1.0));
+                return std::abs(change - std::log(ratio)) <= 0.05 + 0.4 * std::abs(std::log(ratio));
+            };
+            if (!outside_follows(0, j, n2) || !outside_follows(j - 3, 3, 3)) continue;
+            auto keeps_colour = [&](const std::array<int, kMarginSamples> &v) {
+                const int c1 = level_of(v.data(), j).median - 128, c2 = level_of(v.data() + after, n2).median - 128;
+                return std::abs(c2 - ratio * c1) <= kMaxHueShift;
+            };
+            if (keeps_colour(m.in[1]) && keeps_colour(m.in[2]) && keeps_colour(m.out[1]) && keeps_colour(m.out[2]))
+                return true;
+        }
+    return false;
+}
+
 // Whether the card's own margin runs along one side: the strip just inside
 // it (4 % of the way in) keeps one grey level along most of its length. A
 // quad that joins the card's edges to a line of the background, or boxes of
-// a brick wall, has something else inside each stretch.
-//
-// A shadow across the card (a phone or a person between the lamp and the
-// desk) splits the margin into two even stretches at different levels. That
-// is accepted when the strip just outside the side changes by the same
-// ratio at the same place, and neither changes colour: a shadow darkens
-// card and desk alike and scales luma and both colour differences by one
-// factor; an edge of the background or of the print inside the quad does
-// neither.
+// a brick wall, has something else inside each stretch. A shadow across the
+// card (a phone or a person between the lamp and the desk) splits the
+// margin into two even stretches at different levels: crossed_by_shadow.
 bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q, int side) {
-    constexpr int kSamples = 16;
-    constexpr int kTolerance = 24;     // grey levels around the stretch's median
-    constexpr int kMinStretch = 4;     // samples on each side of a shadow's edge
-    constexpr double kMinShadow = 0.2; // log of the light a shadow takes: 18 % or more
-    constexpr int kMaxHueShift = 8;    // levels of a colour difference, after the shadow's scaling
     const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
-    auto read = [&](const cv::Mat &m, cv::Point2f p, int &v) {
+    auto read = [](const cv::Mat &m, cv::Point2f p, int &v) {
         const int x = cvRound(p.x), y = cvRound(p.y);
         if (x < 0 || y < 0 || x >= m.cols || y >= m.rows) return false;
         v = m.at<uint8_t>(y, x);
         return true;
     };
     const bool colour = !small_chroma[0].empty();
-    auto median = [](const int *v, int n) {
-        std::array<int, kSamples> m;
-        std::copy(v, v + n, m.begin());
-        std::nth_element(m.begin(), m.begin() + n / 2, m.begin() + n);
-        return m[n / 2];
-    };
-    // How far from their median most (70 %) of the values lie.
-    auto spread = [&](const int *v, int n) {
-        const int m = median(v, n);
-        std::array<int, kSamples> dev;
-        for (int i = 0; i < n; ++i) dev[i] = std::abs(v[i] - m);
-        const int k = std::min(n - 1, int(std::ceil(0.7 * n)) - 1);
-        std::nth_element(dev.begin(), dev.begin() + k, dev.begin() + n);
-        return dev[k];
-    };
     const cv::Point2f a0 = q[side], b0 = q[(side + 1) % 4];
     const cv::Point2f d = b0 - a0;
     const float len = std::max(1.f, float(cv::norm(d)));
@@ -135,61 +178,23 @@ bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
     for (float depth : {0.08f, 0.04f}) {
         const cv::Point2f a = a0 + (centre - a0) * depth;
         const cv::Point2f b = b0 + (centre - b0) * depth;
-        // Luma, then the two colour differences, inside and outside.
-        std::array<std::array<int, kSamples>, 3> in, out;
-        int n = 0;
-        for (int i = 0; i < kSamples; ++i) {
-            const float t = 0.1f + 0.8f * (i + 0.5f) / kSamples;
+        MarginStrips m;
+        for (int i = 0; i < kMarginSamples; ++i) {
+            const float t = 0.1f + 0.8f * (i + 0.5f) / kMarginSamples;
             const cv::Point2f pi = a + (b - a) * t, po = a0 + d * t + out_n * reach;
-            if (!read(small, pi, in[0][n])) continue;
-            // Beyond the frame there is no outside to see a shadow on (-1).
-            if (!read(small, po, out[0][n])) out[0][n] = -1;
-            for (int c = 0; c < 2; ++c) {
-                in[c + 1][n] = out[c + 1][n] = 128;
+            const int k = m.n;
+            if (!read(small, pi, m.in[0][k])) continue;
+            if (!read(small, po, m.out[0][k])) m.out[0][k] = -1;
+            for (int c = 1; c < 3; ++c) {
+                m.in[c][k] = m.out[c][k] = 128;
                 if (!colour) continue;
-                read(small_chroma[c], pi, in[c + 1][n]);
-                read(small_chroma[c], po, out[c + 1][n]);
+                read(small_chroma[c - 1], pi, m.in[c][k]);
+                read(small_chroma[c - 1], po, m.out[c][k]);
             }
-            ++n;
+            ++m.n;
         }
-        if (n < kSamples / 2) continue;
-        if (spread(in[0].data(), n) <= kTolerance) return true;
-        // One shadow's edge: two even stretches, allowing up to two samples
-        // in its penumbra between them.
-        for (int j = kMinStretch; j <= n - kMinStretch; ++j)
-            for (int gap = 0; gap <= 2 && j + gap <= n - kMinStretch; ++gap) {
-                const int *first = in[0].data(), *second = in[0].data() + j + gap;
-                const int n2 = n - j - gap;
-                const int s1 = spread(first, j), s2 = spread(second, n2);
-                if (std::max(s1, s2) > kTolerance) continue;
-                // A step, not a ramp: large against the stretches' own
-                // unevenness, taken within the penumbra, and a visible
-                // ratio of the light...
-                const int m1 = median(first, j), m2 = median(second, n2);
-                const int step = std::abs(m2 - m1);
-                if (step < std::max(12, 6 * std::max(s1, s2))) continue;
-                if (std::abs(second[0] - first[j - 1]) < 0.6 * step) continue;
-                const double inside = std::log((m2 + 1.0) / (m1 + 1.0));
-                if (std::abs(inside) < kMinShadow) continue;
-                // ...that the outside shares, over the whole stretches and
-                // right at the shadow's edge...
-                auto same_outside = [&](int from1, int count1, int from2, int count2) {
-                    const int o1 = median(out[0].data() + from1, count1), o2 = median(out[0].data() + from2, count2);
-                    if (o1 < 8 || o2 < 8) return false;
-                    const double outside = std::log((o2 + 1.0) / (o1 + 1.0));
-                    return std::abs(outside - inside) <= 0.05 + 0.4 * std::abs(inside);
-                };
-                if (!same_outside(0, j, j + gap, n2) || !same_outside(j - 3, 3, j + gap, 3)) continue;
-                // ...without a change of colour on either side.
-                const double ratio = double(m2 + 1) / (m1 + 1);
-                bool same_colour = true;
-                for (int c = 1; c < 3 && same_colour; ++c)
-                    for (const auto *v : {&in[c], &out[c]}) {
-                        const int c1 = median(v->data(), j) - 128, c2 = median(v->data() + j + gap, n2) - 128;
-                        if (std::abs(c2 - ratio * c1) > kMaxHueShift) same_colour = false;
-                    }
-                if (same_colour) return true;
-            }
+        if (m.n < kMarginSamples / 2) continue;
+        if (level_of(m.in[0].data(), m.n).spread <= kEvenMargin || crossed_by_shadow(m)) return true;
     }
     return false;
 }
