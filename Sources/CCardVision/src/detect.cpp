@@ -37,10 +37,14 @@ constexpr float kEdgeGradient = 60.f;
 // light wall or cup differs by a few grey levels, and the side is judged by
 // how much of its length has the step, not by how strong it is.
 constexpr float kSideGradient = 32.f;
+constexpr float kAlignedCos2 = 0.821f;  // cos² 25°
 
 // Fraction of places along one side (10 % to 90 % of its length) that lie on
-// a strong gradient roughly perpendicular to it.
-double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point2f b) {
+// a strong gradient roughly perpendicular to it. With `aligned`, only an edge
+// that runs along the side counts (its gradient within 25 degrees of the
+// side's normal): on gravel or a patterned cloth some edge of a pebble
+// crosses any line with a step across it, at any angle.
+double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point2f b, bool aligned = false) {
     const cv::Point2f d = b - a;
     const double len = cv::norm(d);
     if (len < 1) return 0;
@@ -54,8 +58,9 @@ double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Poi
         for (int k = -2; k <= 2; ++k) {
             const int x = cvRound(p.x + n.x * k), y = cvRound(p.y + n.y * k);
             if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
-            const float g = std::abs(gx.at<short>(y, x) * n.x + gy.at<short>(y, x) * n.y);
-            if (g > kSideGradient) { ++hits; break; }
+            const float ex = gx.at<short>(y, x), ey = gy.at<short>(y, x);
+            const float g = std::abs(ex * n.x + ey * n.y);
+            if (g > kSideGradient && (!aligned || g * g >= kAlignedCos2 * (ex * ex + ey * ey))) { ++hits; break; }
         }
     }
     // A side mostly beyond the frame (a card cut by it) cannot be judged.
@@ -641,13 +646,15 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         if (visible < 3) return;
         // A card's sides end at its corners. A quad whose sides run on
         // beyond them (mortar lines, a table's edge, a line printed across
-        // the card) was put together from longer lines.
+        // the card) was put together from longer lines. Only an edge along
+        // the side's line runs it on: gravel beside a card has edges
+        // everywhere, and a light card on it was refused for them.
         int running_on = 0;
         for (int k = 0; k < 4; ++k) {
             if (!seen[k]) continue;
             const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * 0.15f;
-            running_on += side_support(gx, gy, a - d * 1.2f, a - d * 0.2f) > 0.6 &&
-                          side_support(gx, gy, b + d * 0.2f, b + d * 1.2f) > 0.6;
+            running_on += side_support(gx, gy, a - d * 1.2f, a - d * 0.2f, true) > 0.6 &&
+                          side_support(gx, gy, b + d * 0.2f, b + d * 1.2f, true) > 0.6;
         }
         if (running_on > 1) return;
         // The sides in view clearly there, but one that may be partly
