@@ -252,16 +252,11 @@ struct HardSceneTests {
     @Test func nearCardTitleFillsTheBandBelowIt() {
         let scenes = Scenes(seed: 4242)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "coffee")
-        var s = scenes.scene()
+        var s = Self.thumbUnderShadow(scenes, shadow: 0.6, angle: 20)
         s.center_x = 0.5 * Double(s.width)
         s.center_y = 0.65 * Double(s.height)
         s.distance_mm = 225
         s.roll_deg = 1
-        s.thumb = 1
-        s.thumb_edge = CR_EDGE_BOTTOM
-        s.thumb_pos = 0.3
-        s.shadow = 0.6
-        s.shadow_angle_deg = 20
         s.shadow_soft_px = 14
         let tracker = Tracker(cardType: HKCV_CARD_2018)
         var last: (hkcv_measurement, Frame)?
@@ -350,6 +345,21 @@ struct HardSceneTests {
         #expect(iou >= 0.95)
     }
 
+    /// The card of the shadow battery (benchmarks.md, "Shadows"): 230 mm
+    /// from the camera, a thumb over the bottom edge 30 % along it, and a
+    /// shadow taking `shadow` of the light beyond a straight edge through
+    /// the frame's centre, `angle` degrees from +x into the shadow.
+    static func thumbUnderShadow(_ scenes: Scenes, shadow: Double, angle: Double) -> cr_scene {
+        var s = scenes.scene()
+        s.distance_mm = 230
+        s.thumb = 1
+        s.thumb_edge = CR_EDGE_BOTTOM
+        s.thumb_pos = 0.3
+        s.shadow = shadow
+        s.shadow_angle_deg = angle
+        return s
+    }
+
     /// A shadow across the card and the desk (a phone or a person leaning
     /// over it, 60 % of the light gone): the card's margin is one level on
     /// the lit side and another in the shadow, so no side that the shadow's
@@ -361,13 +371,7 @@ struct HardSceneTests {
     func shadowAcrossTheCard(photo: String, angle: Double) {
         let scenes = Scenes(seed: 4242)
         if !photo.isEmpty { scenes.usePhoto(CR_PHOTO_BACKGROUND, photo) }
-        var s = scenes.scene()
-        s.distance_mm = 230
-        s.thumb = 1
-        s.thumb_edge = CR_EDGE_BOTTOM
-        s.thumb_pos = 0.3
-        s.shadow = 0.6
-        s.shadow_angle_deg = angle
+        let s = Self.thumbUnderShadow(scenes, shadow: 0.6, angle: angle)
         let (m, frame) = measureHeld(scenes, s)
         let iou = Self.iou(m, frame)
         print("shadow across the card (\(photo.isEmpty ? "drawn desk" : photo), \(angle)°): found \(m.found) IoU \(iou)")
@@ -384,16 +388,10 @@ struct HardSceneTests {
     @Test func pebblesDoNotRunTheSidesOn() {
         let scenes = Scenes(seed: 4242)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "gravel")
-        var s = scenes.scene()
+        var s = Self.thumbUnderShadow(scenes, shadow: 0.4, angle: 60)
         s.background_lift = 0.5
-        s.distance_mm = 230
         s.yaw_deg = 6
         s.pitch_deg = -8
-        s.thumb = 1
-        s.thumb_edge = CR_EDGE_BOTTOM
-        s.thumb_pos = 0.3
-        s.shadow = 0.4
-        s.shadow_angle_deg = 60
         let (m, frame) = measureHeld(scenes, s)
         let iou = Self.iou(m, frame)
         print("pebbles beside the sides: found \(m.found) IoU \(iou)")

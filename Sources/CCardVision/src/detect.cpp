@@ -37,14 +37,19 @@ constexpr float kEdgeGradient = 60.f;
 // light wall or cup differs by a few grey levels, and the side is judged by
 // how much of its length has the step, not by how strong it is.
 constexpr float kSideGradient = 32.f;
-constexpr float kAlignedCos2 = 0.821f;  // cos² 25°
+
+// Which edges count along a line: any step across it, or only an edge that
+// runs along it (its gradient within 25 degrees of the line's normal). On
+// gravel or a patterned cloth some pebble's edge crosses any line with a
+// step across it, at any angle; a line of mortar or a table's edge runs
+// along it.
+enum class Edges { across, along };
+constexpr float kAlongCos2 = 0.821f;  // cos² 25°
 
 // Fraction of places along one side (10 % to 90 % of its length) that lie on
-// a strong gradient roughly perpendicular to it. With `aligned`, only an edge
-// that runs along the side counts (its gradient within 25 degrees of the
-// side's normal): on gravel or a patterned cloth some edge of a pebble
-// crosses any line with a step across it, at any angle.
-double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point2f b, bool aligned = false) {
+// a strong gradient roughly perpendicular to it.
+double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point2f b,
+                    Edges edges = Edges::across) {
     const cv::Point2f d = b - a;
     const double len = cv::norm(d);
     if (len < 1) return 0;
@@ -60,7 +65,10 @@ double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Poi
             if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
             const float ex = gx.at<short>(y, x), ey = gy.at<short>(y, x);
             const float g = std::abs(ex * n.x + ey * n.y);
-            if (g > kSideGradient && (!aligned || g * g >= kAlignedCos2 * (ex * ex + ey * ey))) { ++hits; break; }
+            if (g > kSideGradient && (edges == Edges::across || g * g >= kAlongCos2 * (ex * ex + ey * ey))) {
+                ++hits;
+                break;
+            }
         }
     }
     // A side mostly beyond the frame (a card cut by it) cannot be judged.
@@ -653,8 +661,8 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         for (int k = 0; k < 4; ++k) {
             if (!seen[k]) continue;
             const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * 0.15f;
-            running_on += side_support(gx, gy, a - d * 1.2f, a - d * 0.2f, true) > 0.6 &&
-                          side_support(gx, gy, b + d * 0.2f, b + d * 1.2f, true) > 0.6;
+            running_on += side_support(gx, gy, a - d * 1.2f, a - d * 0.2f, Edges::along) > 0.6 &&
+                          side_support(gx, gy, b + d * 0.2f, b + d * 1.2f, Edges::along) > 0.6;
         }
         if (running_on > 1) return;
         // The sides in view clearly there, but one that may be partly
