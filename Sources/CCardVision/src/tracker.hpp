@@ -74,10 +74,13 @@ private:
     OneEuroFilter yaw_f_, pitch_f_, roll_f_;
     struct PoseSample {
         int64_t pts_ns;
-        double yaw, pitch, roll;
+        double yaw, pitch, roll;              // filtered, as reported
+        double raw_yaw, raw_pitch, raw_roll;  // as measured on the frame
     };
     static constexpr int64_t kSpeedWindowNs = 150'000'000;
-    std::deque<PoseSample> pose_history_;  // the filtered poses of the last kSpeedWindowNs
+    std::deque<PoseSample> pose_history_;  // the poses of the last kSpeedWindowNs
+    // The card's angular speed over pose_history_ (degrees per second).
+    double angular_speed() const;
     FocalEstimator focal_;
 
     LivenessEvidence liveness_;
