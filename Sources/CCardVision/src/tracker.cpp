@@ -324,9 +324,10 @@ double Tracker::angular_speed() const {
     auto distance = [](double dy, double dp, double dr) { return std::sqrt(dy * dy + dp * dp + dr * dr); };
     const double overall = distance(now.yaw - then.yaw, now.pitch - then.pitch, now.roll - then.roll) /
                            (double(now.pts_ns - then.pts_ns) * 1e-9);
+    // Four or five steps at 30 fps; above 100 fps, the newest sixteen.
     std::array<double, 16> rates;
     size_t n = 0;
-    for (size_t k = 1; k < pose_history_.size() && n < rates.size(); ++k) {
+    for (size_t k = pose_history_.size() - 1; k >= 1 && n < rates.size(); --k) {
         const PoseSample &a = pose_history_[k - 1], &b = pose_history_[k];
         rates[n++] = distance(b.raw_yaw - a.raw_yaw, b.raw_pitch - a.raw_pitch, b.raw_roll - a.raw_roll) /
                      (double(b.pts_ns - a.pts_ns) * 1e-9);
