@@ -66,9 +66,9 @@ void add_thumb(cv::Mat &frame, const Camera &cam, cr_edge edge, double pos, doub
 // A palm (or fingers) behind the card, sticking out past one edge: drawn
 // before the card, so the card hides the part behind it.
 void add_palm(cv::Mat &frame, const Camera &cam, const cr_hand_part &part, double brightness);
-// Focus blur, motion blur and sensor noise over the whole frame.
 // A straight-edged shadow over everything drawn so far (scene.shadow).
 void add_cast_shadow(cv::Mat &frame, const cr_scene &scene);
+// Focus blur, motion blur and sensor noise over the whole frame.
 void add_optics_and_noise(cv::Mat &frame, const cr_scene &scene, cv::RNG &rng);
 // Gaussian sensor noise of sigma levels on a BGR frame (nothing when sigma <= 0).
 void add_sensor_noise(cv::Mat &frame, double sigma, cv::RNG &rng);
