@@ -8,7 +8,8 @@
 // and a shadow across the card pass with the detector of docs/detector.md
 // and run in `make test`; the patterns still open (thumb and palm on a light
 // desk, bold inner frames, glare on limited range, a photographic card face,
-// a near blurred card cut by the frame) run only when HKID_HARD_SCENES=1
+// a near blurred card cut by the frame, a side beside a widening line of the
+// background) run only when HKID_HARD_SCENES=1
 // (the `stillOpen` trait); drop the trait from a test when it passes:
 //   HKID_HARD_SCENES=1 swift test --filter HardSceneTests
 //
@@ -400,6 +401,50 @@ struct HardSceneTests {
         print("pebbles beside the sides: found \(m.found) IoU \(iou)")
         #expect(m.found == 1)
         #expect(iou >= 0.97)
+    }
+
+    /// A light line of the background beside a still card's edge, whose
+    /// outer edge is a stronger step than the card's own: from frame 10 it
+    /// widens outwards by `creep` px a frame, from the card's edge to 16 px
+    /// out (a light joint of a wall beside a light card, `dev_still_2003`'s
+    /// left side; the edge of a shadow or a sleeve). The print has not
+    /// moved, so the side must not follow the line; today it follows it
+    /// all the way (16 px). The edge fit starts each frame from the last
+    /// fit moved by the print's motion, so a side that slides a pixel a
+    /// frame is never further from its prediction than the fit's reach.
+    /// Holding the fit to where the print puts the corners (each point
+    /// bound to where it lies on the card) was tried and not kept: the
+    /// print's own reference drifts by 3-13 px over a few seconds, as fast
+    /// as this line (docs/detector.md, "Drift along a background line").
+    @Test(stillOpen, arguments: [0.5, 1.0, 2.0])
+    func sideDoesNotFollowALineBesideIt(creep: Double) {
+        let scenes = Scenes(seed: 5150)
+        let tracker = Tracker()
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.35, scene: s)
+        s.background_lift = 0.5
+        var worst: Float = 0
+        for k in 0..<50 {
+            var frame = scenes.render(s)
+            let c = frame.truthCorners
+            if k >= 10 {
+                // Luma 250 from the card's left edge to `width` px out, over
+                // the side's length between its rounded corners.
+                let width = min(16.0, creep * Double(k - 9))
+                let edge = Double(min(c[0], c[6]))
+                let x0 = Int((edge - width).rounded()), x1 = Int(edge.rounded())
+                for y in (Int(c[1]) + 20)..<(Int(c[7]) - 20) {
+                    for x in x0..<x1 { frame.pixels[y * frame.width + x] = 250 }
+                }
+            }
+            let m = tracker.process(frame, pts: Int64(k) * 33_333_333)
+            guard k >= 10 else { continue }
+            #expect(m.found == 1)
+            let q = floats(m.corners)
+            worst = max(worst, abs(q[0] - c[0]), abs(q[6] - c[6]))
+        }
+        print("line beside the left side, widening \(creep) px a frame: left corners up to \(worst) px off")
+        #expect(worst < 3)
     }
 
     /// A card whose face is printed over a photograph (a photographic card
