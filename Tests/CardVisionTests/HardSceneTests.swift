@@ -465,7 +465,11 @@ struct HardSceneTests {
     /// frames show the same: a fresh search on each takes a box of the
     /// portrait on 15 of them; the tracker's search cadence (one frame in
     /// ten) happens to miss them all, and one in fifteen hits frame 45 and
-    /// fails the video with FAR and OVERSPEED.
+    /// fails the video with FAR and OVERSPEED. (Refusing a quad that lies
+    /// inside a corner of two long edges running into the border, rounded
+    /// as a near card's is, passed this test but refused the cut-off card
+    /// of `cutOffCardTouchesBorder` and a card among bold inner frames,
+    /// whose backgrounds continue their sides to the border: not kept.)
     @Test(stillOpen) func nearCardCornerIsNotABoxPrintedOnIt() {
         let scenes = Scenes(seed: 5)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "coffee")
