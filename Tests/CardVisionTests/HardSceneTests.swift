@@ -9,8 +9,9 @@
 // with the detector of docs/detector.md and run in `make test`; the patterns
 // still open (thumb and palm on a light desk, bold inner frames, glare on
 // limited range, a photographic card face, a side beside a widening line of
-// the background, a near card's corner taken for a box printed on it) run
-// only when HKID_HARD_SCENES=1 (the `stillOpen` trait);
+// the background, a near card's corner taken for a box printed on it, a
+// shadow's edge sweeping over a card on brick) run only when
+// HKID_HARD_SCENES=1 (the `stillOpen` trait);
 // drop the trait from a test when it passes:
 //   HKID_HARD_SCENES=1 swift test --filter HardSceneTests
 //
@@ -487,6 +488,50 @@ struct HardSceneTests {
         }
         print("near card, top-left part in view: taken for a box on \(boxes.count) of 10 frames, widths \(boxes)")
         #expect(boxes.isEmpty)
+    }
+
+    /// A card turned in front of a brick wall while the edge of a shadow
+    /// (half the light) sweeps across the scene at 20 degrees: the card
+    /// must be followed on every frame. Today the neighbourhood re-check
+    /// finds a box of the wall around the card that ranks higher than the
+    /// half-shadowed card and, enclosing it, takes over as if the card had
+    /// been a box printed on it: IoU 0.30 from frame 16, then lost for 30
+    /// frames. Tried and not kept: letting an enclosing quad take over
+    /// only once it is seen to move with the card (a printed box moves with
+    /// the card it is printed on; a wall does not). It fixed this scene,
+    /// but the coarse quads a re-check finds are 2-3 px apart from frame to
+    /// frame, and with the card moving a few pixels between looks the test
+    /// refused the real card where the tracker had settled on a bold inner
+    /// frame (a light desk: recovered after 15 frames before, not at all
+    /// after) and still let a wall box take over on another.
+    @Test(stillOpen) func shadowSweepDoesNotHandTheCardToTheWall() {
+        let scenes = Scenes(seed: 1300)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "brick")
+        let tracker = Tracker()
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        s.shadow = 0.5
+        s.shadow_angle_deg = 20
+        s.shadow_y = 0.5
+        var worstIoU = 1.0, lost = 0
+        for k in 0..<120 {
+            let t = Double(k) / 30
+            s.yaw_deg = 20 * sin(t * 1.1)
+            s.pitch_deg = 10 * sin(t * 0.8 + 1)
+            s.center_x = 1280 * (0.5 + 0.05 * sin(t))
+            s.center_y = 720 * (0.5 + 0.03 * cos(t * 0.7))
+            s.shadow_x = 0.2 + 0.6 * Double(k) / 120
+            let frame = scenes.render(s)
+            let m = tracker.process(frame, pts: Int64(k) * 33_333_333)
+            // The first frames may be found with a side on the shadow's
+            // edge, and put right within a quarter of a second.
+            guard k >= 10 else { continue }
+            guard m.found == 1 else { lost += 1; continue }
+            worstIoU = min(worstIoU, jaccard(floats(m.corners), frame.truthCorners))
+        }
+        print("shadow's edge sweeping over a card on brick: lost \(lost), worst IoU \(worstIoU)")
+        #expect(lost == 0)
+        #expect(worstIoU >= 0.95)
     }
 
     /// A card whose face is printed over a photograph (a photographic card
