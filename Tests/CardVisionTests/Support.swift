@@ -107,6 +107,28 @@ final class Tracker {
     func reset() { hkcv_tracker_reset(handle) }
 }
 
+/// A card followed by one tracker through `frames` frames at 30 fps, the
+/// scene set for each frame by `change` (the hand turning it, a lamp, a
+/// shadow): on how many frames from `from` on it was not found, its worst
+/// IoU over them, and the last frame's measurement with its frame.
+func follow(_ scenes: Scenes, _ start: cr_scene, frames: Int, from first: Int = 0,
+            change: (inout cr_scene, Int) -> Void) -> (lost: Int, worstIoU: Double, last: hkcv_measurement, frame: Frame) {
+    precondition(frames > 0)
+    let tracker = Tracker()
+    var s = start
+    var lost = 0, worst = 1.0
+    var last: (hkcv_measurement, Frame)?
+    for k in 0..<frames {
+        change(&s, k)
+        let frame = scenes.render(s)
+        let m = tracker.process(frame, pts: Int64(k) * 33_333_333)
+        last = (m, frame)
+        guard k >= first else { continue }
+        if m.found == 1 { worst = min(worst, jaccard(floats(m.corners), frame.truthCorners)) } else { lost += 1 }
+    }
+    return (lost, worst, last!.0, last!.1)
+}
+
 // MARK: - metrics
 
 /// Intersection over union of two quads given as x0,y0 … x3,y3; the same

@@ -72,27 +72,20 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
     func glareDoesNotHandTheCardToTheBackground(photo: String, limited: Int32) {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, photo)
-        let tracker = Tracker()
         var s = scenes.scene()
         s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
-        s.limited_range = limited
+        s.limited_range = limited  // Frame.range then says so, as a stream's caps do
         s.glare_u = 0.5
         s.glare_v = 0.5
-        var worstIoU = 1.0, lost = 0
-        var last = (measured: Float(0), truth: Float(0))
-        for k in 0..<120 {
+        let (lost, worstIoU, m, frame) = follow(scenes, s, frames: 120) { s, k in
             let t = Double(k) / 30
             s.yaw_deg = 8 * sin(t * 1.1)
             s.pitch_deg = 5 * sin(t * 0.8)
             s.center_x = 1280 * (0.5 + 0.03 * sin(t))
             s.glare = k >= 10 ? 1 : 0
             s.glare_radius_mm = k >= 10 ? min(22, 22 * Double(k - 10) / 30 + 1) : 8
-            let frame = scenes.render(s)  // limited range: Frame.range says so, as a stream's caps do
-            let m = tracker.process(frame, pts: Int64(k) * frameNs)
-            guard m.found == 1 else { lost += 1; continue }
-            worstIoU = min(worstIoU, jaccard(floats(m.corners), frame.truthCorners))
-            last = (m.glare, frame.truth.glare_fraction)
         }
+        let last = (measured: m.glare, truth: frame.truth.glare_fraction)
         print("glare over a card on \(photo) (limited \(limited)): lost \(lost), worst IoU \(worstIoU), glare at the end \(last.measured) for \(last.truth)")
         #expect(lost == 0)
         #expect(worstIoU >= 0.95)

@@ -95,6 +95,14 @@ double inner_print(const cv::Mat &gx, const cv::Mat &gy, const Quad &q) {
     return double(hits) / (kCols * kRows);
 }
 
+// The level of an 8-bit plane at the pixel nearest p, when p is in it.
+bool level_at(const cv::Mat &plane, cv::Point2f p, int &v) {
+    const int x = cvRound(p.x), y = cvRound(p.y);
+    if (x < 0 || y < 0 || x >= plane.cols || y >= plane.rows) return false;
+    v = plane.at<uint8_t>(y, x);
+    return true;
+}
+
 // Places along a margin: luma and both colour differences (Y', Cb, Cr) on a
 // strip just inside one side of a quad and on one just outside it. Outside
 // luma is -1 beyond the frame.
@@ -172,12 +180,6 @@ bool crossed_by_shadow(const MarginStrips &m) {
 // margin into two even stretches at different levels: crossed_by_shadow.
 bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q, int side) {
     const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
-    auto read = [](const cv::Mat &m, cv::Point2f p, int &v) {
-        const int x = cvRound(p.x), y = cvRound(p.y);
-        if (x < 0 || y < 0 || x >= m.cols || y >= m.rows) return false;
-        v = m.at<uint8_t>(y, x);
-        return true;
-    };
     const bool colour = !small_chroma[0].empty();
     const cv::Point2f a0 = q[side], b0 = q[(side + 1) % 4];
     const cv::Point2f d = b0 - a0;
@@ -196,13 +198,13 @@ bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
             const float t = 0.1f + 0.8f * (i + 0.5f) / kMarginSamples;
             const cv::Point2f pi = a + (b - a) * t, po = a0 + d * t + out_n * reach;
             const int k = m.n;
-            if (!read(small, pi, m.in[0][k])) continue;
-            if (!read(small, po, m.out[0][k])) m.out[0][k] = -1;
+            if (!level_at(small, pi, m.in[0][k])) continue;
+            if (!level_at(small, po, m.out[0][k])) m.out[0][k] = -1;
             for (int c = 1; c < 3; ++c) {
                 m.in[c][k] = m.out[c][k] = 128;
                 if (!colour) continue;
-                read(small_chroma[c - 1], pi, m.in[c][k]);
-                read(small_chroma[c - 1], po, m.out[c][k]);
+                level_at(small_chroma[c - 1], pi, m.in[c][k]);
+                level_at(small_chroma[c - 1], po, m.out[c][k]);
             }
             ++m.n;
         }
@@ -226,23 +228,17 @@ double side_step(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
     cv::Point2f n(-d.y / len, d.x / len);
     if ((centre - a).dot(n) < 0) n = -n;  // inward
     const float reach = std::max(4.f, 0.06f * float(min_side(q)));
-    auto read = [](const cv::Mat &m, cv::Point2f p, int &v) {
-        const int x = cvRound(p.x), y = cvRound(p.y);
-        if (x < 0 || y < 0 || x >= m.cols || y >= m.rows) return false;
-        v = m.at<uint8_t>(y, x);
-        return true;
-    };
     int steps = 0, total = 0;
     for (int i = 0; i < kSamples; ++i) {
         const cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / kSamples);
         const cv::Point2f in = p + n * reach, out = p - n * reach;
         int yi, yo;
-        if (!read(small, in, yi) || !read(small, out, yo)) continue;
+        if (!level_at(small, in, yi) || !level_at(small, out, yo)) continue;
         ++total;
         int step = std::abs(yi - yo);
         for (int c = 0; c < 2 && !small_chroma[c].empty(); ++c) {
             int ci, co;
-            if (read(small_chroma[c], in, ci) && read(small_chroma[c], out, co)) step = std::max(step, 2 * std::abs(ci - co));
+            if (level_at(small_chroma[c], in, ci) && level_at(small_chroma[c], out, co)) step = std::max(step, 2 * std::abs(ci - co));
         }
         steps += step >= kMinStep;
     }

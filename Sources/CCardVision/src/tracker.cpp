@@ -156,9 +156,9 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     // background around the card then won the re-check and was followed
     // instead (a card turned under a lamp in front of a brick wall: IoU
     // 0.31 from the first re-check on, glare read 0.18 for 0.51). The
-    // re-check waits until the glare has gone.
-    const bool glared = last_glare_ >= kRestoreGlare;
-    if (found && !glared && (++since_recheck_ >= recheck_every_ || back_in_view)) {
+    // re-check waits until the glare has gone, as restoring a side does.
+    const bool washed_out = last_glare_ >= kWashedOutGlare;
+    if (found && !washed_out && (++since_recheck_ >= recheck_every_ || back_in_view)) {
         // Edge tracking follows whatever edges it was given: if it started
         // on (or slid onto) a box printed on the card, nothing pulls it
         // back. Now and then the neighbourhood is searched afresh, and a
@@ -226,7 +226,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     // kept there.)
     if (restore_wait_ > 0) {
         --restore_wait_;
-    } else if (last_glare_ < kRestoreGlare && card_inconsistency(found->quad, size, focal) > kInconsistentCard) {
+    } else if (!washed_out && card_inconsistency(found->quad, size, focal) > kInconsistentCard) {
         auto restored = restore_faint_side(luma, chroma_, *found, focal, refine_);
         if (restored && plausible(restored->quad, luma, focal)) found = restored;
         else restore_wait_ = kRestoreWait;

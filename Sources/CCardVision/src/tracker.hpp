@@ -55,7 +55,10 @@ private:
     // Frames left before an outline no card projects to is looked at again
     // (restore_faint_side), after a look that could not put it right.
     static constexpr int kRestoreWait = 8;
-    static constexpr float kRestoreGlare = 0.05f;  // no restoring under more glare than this
+    // Glare over more of the card than this washes out its print and blooms
+    // over its edge, so the search cannot judge it: the faint side is not
+    // restored and the neighbourhood is not re-checked (Tracker::process).
+    static constexpr float kWashedOutGlare = 0.05f;
     // How card-shaped a quad must be with the focal length it implies for
     // that length to count.
     static constexpr double kFocalFit = 0.02;
