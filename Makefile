@@ -90,6 +90,7 @@ bench-build:
 
 bench: bench-build
 	$(BENCH) vision
+	$(BENCH) scenes
 	$(BENCH) replay --binary $(BIN)
 	$(BENCH) latency
 	$(BENCH) startup --binary $(BIN)

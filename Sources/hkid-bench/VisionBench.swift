@@ -137,19 +137,26 @@ struct VisionBench: ParsableCommand {
     func analyse(_ tracker: OpaquePointer, _ pixels: inout [UInt8], _ w: Int, _ h: Int, _ pts: Int64) -> (hkcv_measurement, Double) {
         var m = hkcv_measurement()
         let ms = pixels.withUnsafeBufferPointer { p -> Double in
-            let y = p.baseAddress!, u = y + w * h, v = u + w * h / 4
-            var im = hkcv_image()
-            im.format = HKCV_PIXEL_I420
-            im.width = Int32(w)
-            im.height = Int32(h)
-            im.planes = (y, u, v)
-            im.strides = (Int32(w), Int32(w / 2), Int32(w / 2))
+            var im = i420Image(p.baseAddress!, width: w, height: h)
             let start = DispatchTime.now().uptimeNanoseconds
             _ = hkcv_tracker_process(tracker, &im, pts, &m)
             return Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
         }
         return (m, ms)
     }
+}
+
+/// A frame packed as I420 (Y, then U, then V, no padding) as the vision
+/// shim takes it.
+func i420Image(_ y: UnsafePointer<UInt8>, width: Int, height: Int, range: hkcv_color_range = HKCV_RANGE_FULL) -> hkcv_image {
+    var image = hkcv_image()
+    image.format = HKCV_PIXEL_I420
+    image.width = Int32(width)
+    image.height = Int32(height)
+    image.planes = (y, y + width * height, y + width * height * 5 / 4)
+    image.strides = (Int32(width), Int32(width / 2), Int32(width / 2))
+    image.range = range
+    return image
 }
 
 func pct(_ v: [Double], _ p: Double) -> Double {
