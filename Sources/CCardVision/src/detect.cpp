@@ -76,6 +76,19 @@ double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Poi
     return double(hits) / inside;
 }
 
+// Whether a quad's corner is one: both sides that meet there show their
+// edge close to it (from 6 % to 20 % of the way along each; a card's
+// rounded corner takes the first 4 %).
+bool corner_seen(const cv::Mat &gx, const cv::Mat &gy, const Quad &q, int k) {
+    const cv::Point2f c = q[k], before = q[(k + 3) % 4], after = q[(k + 1) % 4];
+    return side_support(gx, gy, c + (before - c) * 0.20f, c + (before - c) * 0.06f) >= 0.5 &&
+           side_support(gx, gy, c + (after - c) * 0.06f, c + (after - c) * 0.20f) >= 0.5;
+}
+
+// What a quad's rank loses when none of its corners in view is a corner
+// (in proportion: a tenth for each of four).
+constexpr double kCornerWeight = 0.4;
+
 // Fraction of a grid of places inside the quad (between 12 % and 88 % of
 // its width and height) on a strong gradient: print, a portrait, a chip.
 // A brick, a tile or a door panel is the right shape but empty inside.
@@ -695,7 +708,21 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         // Rank by support times size: the card beats the portrait and the
         // printed boxes inside it, which are as well supported. A quad with
         // an inferred side must do better than one closed by four edges.
-        const double rank = support * std::sqrt(area / max_area) * (inferred ? 0.9 : 1.0);
+        // A quad put together from lines that only happen to cross (a
+        // card's side run on to a line of the background, the edge of a
+        // shadow across the wall) is as large as it likes and its sides are
+        // real edges, but where they meet nothing turns (kCornerWeight).
+        // Refusing such quads outright refused cut-off cards whose sides a
+        // tower behind them continues.
+        int corners_in_view = 0, corners = 0;
+        for (int k = 0; k < 4; ++k) {
+            if (q[k].x < 1 || q[k].y < 1 || q[k].x > gx.cols - 2 || q[k].y > gx.rows - 2) continue;
+            ++corners_in_view;
+            corners += corner_seen(gx, gy, q, k);
+        }
+        const double corner_factor =
+            corners_in_view ? 1 - kCornerWeight * (corners_in_view - corners) / corners_in_view : 1.0;
+        const double rank = support * std::sqrt(area / max_area) * (inferred ? 0.9 : 1.0) * corner_factor;
         if (!best || rank > best_rank) {
             best = Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv};
             best_rank = rank;
