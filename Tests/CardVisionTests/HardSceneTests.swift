@@ -503,12 +503,13 @@ struct HardSceneTests {
     /// frame, and with the card moving a few pixels between looks the test
     /// refused the real card where the tracker had settled on a bold inner
     /// frame (a light desk: recovered after 15 frames before, not at all
-    /// after) and still let a wall box take over on another. What fixed it
-    /// (2026-11-24): the search's rank counts the wall box's corners, where
-    /// the shadow's edge and a row of mortar cross and nothing turns
-    /// (kCornerWeight in detect.cpp); the card, whose corners are corners,
-    /// now outranks it at every re-check (lost 0, worst IoU 0.998).
-    @Test func shadowSweepDoesNotHandTheCardToTheWall() {
+    /// after) and still let a wall box take over on another. The search's
+    /// rank counts corners since 2026-11-24 (kCornerWeight in detect.cpp:
+    /// the wall box's corners are crossings of a shadow's edge and a row of
+    /// mortar); at 0.4 this scene passes (lost 0, worst IoU 0.998) but the
+    /// sample thumb-palm-light-desk-2018 never reaches ORTH, so it ships at
+    /// 0.3, where this scene loses 15 frames.
+    @Test(stillOpen) func shadowSweepDoesNotHandTheCardToTheWall() {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "brick")
         var s = scenes.scene()
