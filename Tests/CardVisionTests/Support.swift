@@ -114,7 +114,7 @@ final class Tracker {
 func follow(_ scenes: Scenes, _ start: cr_scene, frames: Int, from first: Int = 0,
             change: (inout cr_scene, Int) -> Void) -> (lost: Int, worstIoU: Double, last: hkcv_measurement, frame: Frame) {
     precondition(frames > 0)
-    let tracker = Tracker()
+    let tracker = Tracker(cardType: start.card_type == CR_CARD_2003 ? HKCV_CARD_2003 : HKCV_CARD_2018)
     var s = start
     var lost = 0, worst = 1.0
     var last: (hkcv_measurement, Frame)?

@@ -46,6 +46,12 @@ constexpr float kSideGradient = 32.f;
 enum class Edges { across, along };
 constexpr float kAlongCos2 = 0.821f;  // cos² 25°
 
+// Whether p lies a pixel or more inside a gradient image, where the 3x3
+// gradient saw the picture on every side.
+bool within_gradients(const cv::Mat &g, cv::Point2f p) {
+    return p.x >= 1 && p.y >= 1 && p.x <= g.cols - 2 && p.y <= g.rows - 2;
+}
+
 // Fraction of places along one side (10 % to 90 % of its length) that lie on
 // a strong gradient roughly perpendicular to it.
 double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point2f b,
@@ -58,7 +64,7 @@ double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Poi
     int hits = 0, inside = 0;
     for (int i = 0; i < samples; ++i) {
         const cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
-        if (p.x < 1 || p.y < 1 || p.x > gx.cols - 2 || p.y > gx.rows - 2) continue;  // beyond the frame
+        if (!within_gradients(gx, p)) continue;  // beyond the frame
         ++inside;
         for (int k = -2; k <= 2; ++k) {
             const int x = cvRound(p.x + n.x * k), y = cvRound(p.y + n.y * k);
@@ -718,15 +724,17 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         // real edges, but where they meet nothing turns (kCornerWeight).
         // Refusing such quads outright refused cut-off cards whose sides a
         // tower behind them continues.
+        // (The corners can only lower the rank: a quad that cannot beat the
+        // best so far is not looked at.)
+        double rank = support * std::sqrt(area / max_area) * (inferred ? 0.9 : 1.0);
+        if (best && rank <= best_rank) return;
         int corners_in_view = 0, corners = 0;
         for (int k = 0; k < 4; ++k) {
-            if (q[k].x < 1 || q[k].y < 1 || q[k].x > gx.cols - 2 || q[k].y > gx.rows - 2) continue;
+            if (!within_gradients(gx, q[k])) continue;
             ++corners_in_view;
             corners += corner_seen(gx, gy, q, k);
         }
-        const double corner_factor =
-            corners_in_view ? 1 - kCornerWeight * (corners_in_view - corners) / corners_in_view : 1.0;
-        const double rank = support * std::sqrt(area / max_area) * (inferred ? 0.9 : 1.0) * corner_factor;
+        if (corners_in_view) rank *= 1 - kCornerWeight * (corners_in_view - corners) / corners_in_view;
         if (!best || rank > best_rank) {
             best = Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv};
             best_rank = rank;
