@@ -27,6 +27,9 @@ struct SceneBench: ParsableCommand {
     @Option(help: "Frames each scene is held for; the last one counts.") var frames: Int = 5
     @Option(help: "Directory of the background photographs.") var photos: String = "samples/photos"
     @Flag(help: "Print one line per scene.") var verbose = false
+    @Option(help: ArgumentHelp("Write each scene not found exactly as DIR/scene-INDEX.ppm: the truth in green, what was found in red.",
+                               valueName: "DIR"))
+    var save: String?
 
     /// One scene and how the tracker did on it.
     struct Outcome {
@@ -41,6 +44,13 @@ struct SceneBench: ParsableCommand {
         let backgrounds = ["drawn", "rocket", "coffee", "brick", "gravel", "chelsea", "astronaut"]
         for name in backgrounds.dropFirst() where !FileManager.default.fileExists(atPath: photoPath(name)) {
             throw BenchError("\(photoPath(name)): no such photograph (run from the repository, or pass --photos)")
+        }
+        if let save {
+            do {
+                try FileManager.default.createDirectory(atPath: save, withIntermediateDirectories: true)
+            } catch {
+                throw BenchError("\(save): cannot create the directory (\(error.localizedDescription))")
+            }
         }
         var outcomes: [Outcome] = []
         for index in first..<(first + scenes) {
@@ -162,6 +172,12 @@ struct SceneBench: ParsableCommand {
                     return (dx * dx + dy * dy).squareRoot()
                 }.max() ?? 0
             }
+            if let save, outcome.iou < 0.95 {
+                let found = withUnsafeBytes(of: m.corners) { Array($0.bindMemory(to: Float.self)) }
+                try writePicture(of: &pixels, width: width, height: height, truth: corners,
+                                 found: m.found == 1 ? found : nil,
+                                 to: (save as NSString).appendingPathComponent(String(format: "scene-%04d.ppm", index)))
+            }
             return outcome
         }
         throw BenchError("scene \(index): no card fully inside the frame in 50 draws")
@@ -172,6 +188,43 @@ struct SceneBench: ParsableCommand {
         return pixels.withUnsafeMutableBufferPointer { p -> cr_status in
             let y = p.baseAddress!, u = y + width * height, v = u + width * height / 4
             return cr_render_i420(renderer, &s, y, Int32(width), u, Int32(width / 2), v, Int32(width / 2), &truth)
+        }
+    }
+
+    /// The frame as a binary PPM (no image codec in the trimmed OpenCV, and
+    /// every viewer reads it), with the truth and the tracker's quad drawn.
+    func writePicture(of pixels: inout [UInt8], width: Int, height: Int, truth: [Float], found: [Float]?,
+                      to path: String) throws {
+        pixels.withUnsafeMutableBufferPointer { p in
+            let y = p.baseAddress!
+            var frame = cr_frame()
+            frame.format = CR_FRAME_I420
+            frame.width = Int32(width)
+            frame.height = Int32(height)
+            frame.planes = (y, y + width * height, y + width * height * 5 / 4)
+            frame.strides = (Int32(width), Int32(width / 2), Int32(width / 2))
+            truth.withUnsafeBufferPointer { _ = cr_draw_quad(&frame, $0.baseAddress!, cr_color(r: 0, g: 220, b: 0), 1) }
+            found?.withUnsafeBufferPointer { _ = cr_draw_quad(&frame, $0.baseAddress!, cr_color(r: 255, g: 0, b: 0), 1) }
+        }
+        // BT.601 full range is close enough to look at (the scenes' levels
+        // are only for the tracker).
+        var data = Data("P6\n\(width) \(height)\n255\n".utf8)
+        data.reserveCapacity(data.count + width * height * 3)
+        let chroma = width * height, half = width / 2
+        for row in 0..<height {
+            for col in 0..<width {
+                let c = (row / 2) * half + col / 2
+                let l = Double(pixels[row * width + col])
+                let u = Double(pixels[chroma + c]) - 128, v = Double(pixels[chroma + chroma / 4 + c]) - 128
+                for value in [l + 1.402 * v, l - 0.344 * u - 0.714 * v, l + 1.772 * u] {
+                    data.append(UInt8(max(0, min(255, value.rounded()))))
+                }
+            }
+        }
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw BenchError("\(path): cannot write (\(error.localizedDescription))")
         }
     }
 

@@ -5,9 +5,9 @@
 // they assert what a correct detector does, not what today's does; do not
 // loosen them to make them pass. The far card, the cut-off card, the
 // photograph backgrounds, the faint top edge (far, and near under a shadow),
-// a shadow across the card and a near blurred card cut by the frame pass
-// with the detector of docs/detector.md and run in `make test`; the patterns
-// still open (thumb and palm on a light desk, bold inner frames, glare on
+// a shadow across the card, a near blurred card cut by the frame and the
+// bold inner frames pass with the detector of docs/detector.md and run in
+// `make test`; the patterns still open (thumb and palm on a light desk, glare on
 // limited range, a photographic card face, a side beside a widening line of
 // the background, a near card's corner taken for a box printed on it, a
 // shadow's edge sweeping over a card on brick) run only when
@@ -109,7 +109,7 @@ struct HardSceneTests {
     /// thumb over part of the bottom edge, front-on and at an angle: the
     /// enclosing card must win over the printed boxes inside it.
     /// Control (yaw 22, no inner frames): IoU 0.999.
-    @Test(stillOpen, arguments: [(0.0, 0.0), (22.0, 0.0), (0.0, -18.0)])
+    @Test(arguments: [(0.0, 0.0), (22.0, 0.0), (0.0, -18.0)])
     func innerPortraitFrameIsNotTheCard(yaw: Double, pitch: Double) {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "gravel")
@@ -135,6 +135,34 @@ struct HardSceneTests {
         // frame would read as a card rolled by about 90 degrees.
         #expect(abs(Double(m.width_ratio) - Double(frame.truth.width_ratio)) <= 0.02 * Double(frame.truth.width_ratio))
         #expect(abs(Double(m.roll) - Double(frame.truth.roll)) <= 2)
+    }
+
+    /// The bold border printed 2.5 mm inside the card's edge is a cleaner
+    /// edge than the card's own against a wall or a desk, and a box inset
+    /// all round is nearly a card's shape: the search took quads with one
+    /// side or all four on it (a fifth of the random scenes of `hkid-bench
+    /// scenes` with inner frames were 5-15 % too small), and tracking kept
+    /// them. Each side must be on the card's edge. Control (no inner
+    /// frames): IoU 0.997-0.999; before the sides were widened to the
+    /// card's edge (2026-11-24): 0.867-0.923.
+    @Test(arguments: [("coffee", 0.5, CR_EDGE_TOP, 0.45), ("", 0.5, CR_EDGE_BOTTOM, 0.45),
+                      ("astronaut", 0.5, CR_EDGE_TOP, 0.30), ("rocket", 0.0, CR_EDGE_LEFT, 0.45)])
+    func insetBorderIsNotTheCardEdge(photo: String, lift: Double, thumbEdge: cr_edge, widthRatio: Double) {
+        let scenes = Scenes(seed: 1300)
+        if !photo.isEmpty { scenes.usePhoto(CR_PHOTO_BACKGROUND, photo) }
+        var s = scenes.scene()
+        s.inner_frames = 1
+        s.background_lift = lift
+        s.distance_mm = Scenes.distance(forWidthRatio: widthRatio, scene: s)
+        s.yaw_deg = 12
+        s.pitch_deg = -8
+        s.roll_deg = 4
+        s.setHand(0, cr_hand_part(kind: CR_HAND_THUMB, edge: thumbEdge, pos: 0.4, width_mm: 19, reach_mm: 11))
+        let (m, frame) = measureHeld(scenes, s)
+        let iou = Self.iou(m, frame)
+        print("inset border, \(photo.isEmpty ? "drawn desk" : photo), lift \(lift): found \(m.found) IoU \(iou)")
+        #expect(m.found == 1)
+        #expect(iou >= 0.97)
     }
 
     /// A far card, 15 % of the frame width, over gravel: found, with its
@@ -536,7 +564,9 @@ struct HardSceneTests {
     /// the wall box's corners are crossings of a shadow's edge and a row of
     /// mortar); at 0.4 this scene passes (lost 0, worst IoU 0.998) but the
     /// sample thumb-palm-light-desk-2018 never reaches ORTH, so it ships at
-    /// 0.3, where this scene loses 15 frames.
+    /// 0.3, where this scene lost 15 frames; since the search's quads are
+    /// widened to the card's edge (widen_to_card_edge) it loses none, but
+    /// the worst frame is at IoU 0.88.
     @Test(stillOpen) func shadowSweepDoesNotHandTheCardToTheWall() {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "brick")

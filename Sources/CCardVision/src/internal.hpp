@@ -195,6 +195,14 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
 std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
                                              double focal_px, RefineScratch &scratch);
 
+// A fit with sides on lines printed inside the card (a frame round the
+// face, the title) widened to the card's own edges: each side moved out to
+// the outermost line within a sixth of the card beyond it with card (by its
+// colour) in between, where the outline stays a card's. Nullopt when no side
+// moves.
+std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
+                                             double focal_px, RefineScratch &scratch);
+
 // ---- flow.cpp -----------------------------------------------------------
 // Follows corners of the card's print from frame to frame (pyramidal
 // Lucas-Kanade on a copy at most 640 px wide) and moves the tracked quad by the

@@ -279,6 +279,88 @@ cv::Vec3f band_colour(const cv::Mat &luma, const Chroma &chroma, cv::Point2f a, 
     }
     return m;
 }
+
+// q with side s (on line side, outward normal n) moved d pixels out along
+// n, its corners where the moved line meets the neighbouring sides' lines.
+std::optional<Quad> side_shifted(const Quad &q, const std::array<cv::Vec4f, 4> &lines, int s, cv::Point2f n, float d) {
+    const cv::Vec4f &side = lines[s];
+    const cv::Vec4f shifted(side[0], side[1], side[2] + n.x * d, side[3] + n.y * d);
+    auto p = intersect(lines[(s + 3) % 4], shifted), r = intersect(shifted, lines[(s + 1) % 4]);
+    if (!p || !r) return std::nullopt;
+    Quad m = q;
+    m[s] = *p;
+    m[(s + 1) % 4] = *r;
+    return m;
+}
+
+// Side s of q moved out to the outermost line beyond it, from min_d to
+// reach pixels out, along which 40 % of the places have a step (either way:
+// the ground beyond a card's edge changes), with card in between: like the
+// card's ground inside one of the sides that meet there (by colour), and
+// more like it than like what lies beyond the line. The moved quad is
+// refitted within 2 px and must keep an edge on that side and satisfy
+// accept. Outermost first; nullopt when no line will do.
+template <class Accept>
+std::optional<Refinement> side_moved_out(const cv::Mat &luma, const Chroma &chroma, const Quad &q, int s,
+                                         float min_d, float reach, RefineScratch &scratch, Accept accept) {
+    std::array<cv::Vec4f, 4> lines;
+    for (int k = 0; k < 4; ++k) lines[k] = line_through(q[k], q[(k + 1) % 4]);
+    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
+    auto outward = [&](int k) {
+        cv::Point2f n(lines[k][1], -lines[k][0]);
+        if (((q[k] + q[(k + 1) % 4]) * 0.5f - centre).dot(n) < 0) n = -n;
+        return n;
+    };
+    const cv::Point2f a = q[s], b = q[(s + 1) % 4];
+    const cv::Point2f n = outward(s);
+    const int radius = std::clamp(int(std::ceil(reach * 0.5f)) + 1, 3, 40);
+    const int samples = sample_steps(luma, a + n * float(radius), b + n * float(radius), n, radius, scratch);
+    const int width = 2 * radius + 1, inside = int(scratch.origins.size());
+    if (inside < samples / 2) return std::nullopt;
+    // Each place votes once for every offset within a pixel of one of its
+    // steps.
+    std::vector<int> &votes = scratch.votes;
+    votes.assign(width, 0);
+    for (int i = 0; i < inside; ++i) {
+        const float *g = scratch.grads.data() + size_t(i) * width;
+        int last = -2;  // the last offset this place voted for
+        for (int k = 1; k + 1 < width; ++k) {
+            const float m = std::abs(g[k]);
+            if (m < kMinStep || m < std::abs(g[k - 1]) || m < std::abs(g[k + 1])) continue;
+            for (int j = std::max(k - 1, last + 1); j <= k + 1; ++j) ++votes[j];
+            last = k + 1;
+        }
+    }
+    for (int k = width - 2; k >= 1; --k) {
+        const float d = float(k);  // the window starts on the side
+        const bool peak = votes[k] >= votes[k - 1] && votes[k] >= votes[k + 1];
+        if (d < min_d || votes[k] < 0.4f * float(samples) || !peak) continue;
+        auto guess = side_shifted(q, lines, s, n, d);
+        if (!guess) continue;
+        Refinement r = refine_quad(luma, *guess, 2.0f, scratch);
+        if (!r.ok || r.support[s] < 0.4f) continue;
+        // What the side moves over must be card: like the card's ground in
+        // the band inside the line it leaves (around the letters of the
+        // title) or inside one of the two sides that meet it (on a near
+        // card the title's letters fill the first), and more like it than
+        // like what lies beyond the new line; not a finger behind the card,
+        // the shadow under it or the desk beside it.
+        const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f, d - 1.f, scratch);
+        const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + 2.f, 2.f * d + 2.f, scratch);
+        float unlike = std::numeric_limits<float>::max();  // the nearest card ground, L1
+        for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
+            const cv::Vec3f inner = band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward(t), -d, -1.f, scratch);
+            const float luma_step = std::abs(strip[0] - inner[0]),
+                        colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
+            if (luma_step <= 25.f && colour_step <= 12.f) unlike = std::min(unlike, luma_step + colour_step);
+        }
+        if (unlike >= cv::norm(strip - beyond, cv::NORM_L1)) continue;
+        if (!accept(r)) continue;
+        return r;
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
@@ -301,90 +383,61 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
     for (int s = 0; s < 4; ++s) lines[s] = line_through(q[s], q[(s + 1) % 4]);
     const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
     std::optional<Refinement> restored;
-    auto outward = [&](int s) {
-        cv::Point2f n(lines[s][1], -lines[s][0]);
-        if (((q[s] + q[(s + 1) % 4]) * 0.5f - centre).dot(n) < 0) n = -n;
-        return n;
-    };
     for (int s = 0; s < 4; ++s) {
         const cv::Point2f a = q[s], b = q[(s + 1) % 4];
-        const cv::Vec4f &side = lines[s];
-        const cv::Point2f n = outward(s);
+        cv::Point2f n(lines[s][1], -lines[s][0]);
+        if (((a + b) * 0.5f - centre).dot(n) < 0) n = -n;
         const float extent = distance_to(lines[(s + 2) % 4], (a + b) * 0.5f);
-        auto moved = [&](float d) -> std::optional<Quad> {
-            const cv::Vec4f shifted(side[0], side[1], side[2] + n.x * d, side[3] + n.y * d);
-            auto p = intersect(lines[(s + 3) % 4], shifted), r = intersect(shifted, lines[(s + 1) % 4]);
-            if (!p || !r) return std::nullopt;
-            Quad m = q;
-            m[s] = *p;
-            m[(s + 1) % 4] = *r;
-            return m;
-        };
         // Would moving this side out make a card? (Coarse steps of 2 px out
         // to a quarter of the card.)
         const float reach = 0.25f * extent;
         float at = 0;
         double least = before;
         for (float d = 2; d <= reach; d += 2)
-            if (auto m = moved(d))
+            if (auto m = side_shifted(q, lines, s, n, d))
                 if (double v = card_inconsistency(*m, size, focal); v < least) { least = v; at = d; }
         if (at == 0 || least > 0.5 * before) continue;
-        // The lines beyond this side out to twice that far: offsets where
-        // 40 % of the places along it have a step (either way: the ground
-        // beyond a card's edge changes), outermost first.
-        const int radius = std::clamp(int(std::ceil(std::min(reach, 2.f * at + 3.f) * 0.5f)) + 1, 3, 40);
-        const int samples = sample_steps(luma, a + n * float(radius), b + n * float(radius), n, radius, scratch);
-        const int width = 2 * radius + 1, inside = int(scratch.origins.size());
-        if (inside < samples / 2) continue;
-        // Each place votes once for every offset within a pixel of one of
-        // its steps.
-        std::vector<int> &votes = scratch.votes;
-        votes.assign(width, 0);
-        for (int i = 0; i < inside; ++i) {
-            const float *g = scratch.grads.data() + size_t(i) * width;
-            int last = -2;  // the last offset this place voted for
-            for (int k = 1; k + 1 < width; ++k) {
-                const float m = std::abs(g[k]);
-                if (m < kMinStep || m < std::abs(g[k - 1]) || m < std::abs(g[k + 1])) continue;
-                for (int j = std::max(k - 1, last + 1); j <= k + 1; ++j) ++votes[j];
-                last = k + 1;
-            }
-        }
-        for (int k = width - 2; k >= 1; --k) {
-            const float d = float(k);  // the window starts on the side
-            const bool peak = votes[k] >= votes[k - 1] && votes[k] >= votes[k + 1];
-            if (d < 2 || votes[k] < 0.4f * float(samples) || !peak) continue;
-            auto guess = moved(d);
-            if (!guess) continue;
-            Refinement r = refine_quad(luma, *guess, 2.0f, scratch);
-            if (!r.ok || r.support[s] < 0.4f) continue;
-            // What the side moves over must be card: like the card's ground
-            // in the band inside the line it leaves (around the letters of
-            // the title) or inside one of the two sides that meet it (on a
-            // near card the title's letters fill the first), and more like
-            // it than like what lies beyond the new line; not a finger
-            // behind the card, the shadow under it or the desk beside it.
-            const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f, d - 1.f, scratch);
-            const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + 2.f, 2.f * d + 2.f, scratch);
-            float unlike = std::numeric_limits<float>::max();  // the nearest card ground, L1
-            for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
-                const cv::Vec3f inner =
-                    band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward(t), -d, -1.f, scratch);
-                const float luma_step = std::abs(strip[0] - inner[0]),
-                            colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
-                if (luma_step <= 25.f && colour_step <= 12.f) unlike = std::min(unlike, luma_step + colour_step);
-            }
-            if (unlike >= cv::norm(strip - beyond, cv::NORM_L1)) continue;
-            if (card_inconsistency(r.quad, size, focal) > 0.7 * before) continue;
-            // Two sides that could each be moved to an edge and make a card:
-            // the fingers behind the bottom edge as likely as the top's own
-            // edge. Nothing says which, so neither is.
-            if (restored) return std::nullopt;
-            restored = r;
-            break;
-        }
+        // The lines beyond this side out to twice that far.
+        auto r = side_moved_out(luma, chroma, q, s, 2.f, std::min(reach, 2.f * at + 3.f), scratch,
+                                [&](const Refinement &r) { return card_inconsistency(r.quad, size, focal) <= 0.7 * before; });
+        if (!r) continue;
+        // Two sides that could each be moved to an edge and make a card:
+        // the fingers behind the bottom edge as likely as the top's own
+        // edge. Nothing says which, so neither is.
+        if (restored) return std::nullopt;
+        restored = r;
     }
     return restored;
+}
+
+std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
+                                             double focal, RefineScratch &scratch) {
+    // Cards are printed with boxes and rules that run parallel to their
+    // edges a few millimetres inside them: a frame round the whole face, the
+    // title, the portrait's box. A printed line is a clean, dark edge; the
+    // card's own edge against a light desk or a wall is a few grey levels
+    // deep. The search then takes a quad with one side or all four on the
+    // print, the card's shape does not say so (a box inset all round is
+    // nearly a card's shape), and tracking keeps it. A card is the outermost
+    // of such nested outlines: each side goes out to the outermost line
+    // within a sixth of the card beyond it that has card between.
+    const cv::Size size(luma.cols, luma.rows);
+    std::optional<Refinement> widened;
+    Refinement r = fit;
+    for (int s = 0; s < 4; ++s) {
+        const Quad &q = r.quad;
+        const cv::Vec4f opposite = line_through(q[(s + 2) % 4], q[(s + 3) % 4]);
+        const float extent = distance_to(opposite, (q[s] + q[(s + 1) % 4]) * 0.5f);
+        const double before = card_inconsistency(q, size, focal);
+        auto out = side_moved_out(luma, chroma, q, s, std::max(3.f, 0.015f * extent), 0.16f * extent, scratch,
+                                  [&](const Refinement &m) {
+                                      return card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before);
+                                  });
+        if (!out) continue;
+        r = *out;
+        widened = r;
+    }
+    return widened;
 }
 
 }  // namespace cardvision

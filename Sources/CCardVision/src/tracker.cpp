@@ -68,6 +68,16 @@ bool Tracker::plausible(const Quad &q, const cv::Mat &luma, double focal) {
 }
 
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
+    auto r = find(luma, roi, focal);
+    // The search ranks whole outlines; a side on a line printed just inside
+    // the card's edge is as well supported as the edge, or better.
+    if (r)
+        if (auto wide = widen_to_card_edge(luma, chroma_, *r, focal, refine_); wide && plausible(wide->quad, luma, focal))
+            r = wide;
+    return r;
+}
+
+std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, double focal) {
     auto d = detect_card(luma, chroma_, roi, config_.detect_long_side, focal);
     if (d) return polish(luma, d->quad, d->pixel_error + 2.0f, focal);
     // A coarser look: a card held so near that it is out of focus has edges

@@ -30,7 +30,10 @@ public:
 
 private:
     std::optional<Refinement> track(const cv::Mat &luma, double focal);
+    // A search of roi: the best outline found (find), widened to the card's
+    // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
+    std::optional<Refinement> find(const cv::Mat &luma, cv::Rect roi, double focal);
     std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
                                      bool trusted_guess = false);
     // Card-shaped for this camera, and not too small to measure.
