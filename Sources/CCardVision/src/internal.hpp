@@ -199,9 +199,13 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
 // face, the title) widened to the card's own edges: each side moved out to
 // the outermost line within a sixth of the card beyond it with card (by its
 // colour) in between, where the outline stays a card's. Nullopt when no side
-// moves.
+// moves; moved, when given, says which did. With back, only the sides with
+// a positive entry move, and only back out by about that many pixels (where
+// the print had put them).
 std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
-                                             double focal_px, RefineScratch &scratch);
+                                             double focal_px, RefineScratch &scratch,
+                                             const std::array<float, 4> *back = nullptr,
+                                             std::array<bool, 4> *moved = nullptr);
 
 // ---- flow.cpp -----------------------------------------------------------
 // Follows corners of the card's print from frame to frame (pyramidal

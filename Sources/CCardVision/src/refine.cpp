@@ -411,7 +411,8 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
 }
 
 std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
-                                             double focal, RefineScratch &scratch) {
+                                             double focal, RefineScratch &scratch, const std::array<float, 4> *back,
+                                             std::array<bool, 4> *moved) {
     // Cards are printed with boxes and rules that run parallel to their
     // edges a few millimetres inside them: a frame round the whole face, the
     // title, the portrait's box. A printed line is a clean, dark edge; the
@@ -429,13 +430,19 @@ std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &
         const cv::Vec4f opposite = line_through(q[(s + 2) % 4], q[(s + 3) % 4]);
         const float extent = distance_to(opposite, (q[s] + q[(s + 1) % 4]) * 0.5f);
         const double before = card_inconsistency(q, size, focal);
-        auto out = side_moved_out(luma, chroma, q, s, std::max(3.f, 0.015f * extent), 0.16f * extent, scratch,
+        // Moved back only as far as it came from, give or take 3 px; else
+        // out to the outermost line within a sixth of the card.
+        if (back && (*back)[s] <= 0) continue;
+        const float nearest = back ? std::max(2.f, (*back)[s] - 3.f) : std::max(3.f, 0.015f * extent);
+        const float furthest = back ? (*back)[s] + 3.f : 0.16f * extent;
+        auto out = side_moved_out(luma, chroma, q, s, nearest, furthest, scratch,
                                   [&](const Refinement &m) {
                                       return card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before);
                                   });
         if (!out) continue;
         r = *out;
         widened = r;
+        if (moved) (*moved)[s] = true;
     }
     return widened;
 }

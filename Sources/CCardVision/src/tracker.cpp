@@ -15,6 +15,22 @@
 
 namespace cardvision {
 
+// How far the edge fit moved each side of the guess inward (at the side's
+// middle, pixels; negative: outward).
+static std::array<float, 4> pulled_in(const Quad &guess, const Quad &fit) {
+    std::array<float, 4> by{};
+    const cv::Point2f centre = (guess[0] + guess[1] + guess[2] + guess[3]) * 0.25f;
+    for (int k = 0; k < 4; ++k) {
+        const cv::Point2f a = guess[k], b = guess[(k + 1) % 4], d = b - a;
+        const float len = float(cv::norm(d));
+        if (len < 1) continue;
+        cv::Point2f inward(-d.y / len, d.x / len);
+        if ((centre - a).dot(inward) < 0) inward = -inward;
+        by[k] = (((fit[k] + fit[(k + 1) % 4]) * 0.5f) - (a + b) * 0.5f).dot(inward);
+    }
+    return by;
+}
+
 // Whether a corner lies outside the frame (the card is cut by it).
 static bool beyond_frame(const Quad &q, cv::Size size) {
     for (const auto &p : q)
@@ -36,6 +52,7 @@ void Tracker::lose() {
     last_glare_ = 0;
     recheck_every_ = kRecheckFrames;
     has_prev_quad_ = false;
+    widened_ = {};
     pose_history_.clear();
     yaw_f_.reset();
     pitch_f_.reset();
@@ -71,9 +88,14 @@ std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, dou
     auto r = find(luma, roi, focal);
     // The search ranks whole outlines; a side on a line printed just inside
     // the card's edge is as well supported as the edge, or better.
+    widened_ = {};
+    std::array<bool, 4> moved{};
     if (r)
-        if (auto wide = widen_to_card_edge(luma, chroma_, *r, focal, refine_); wide && plausible(wide->quad, luma, focal))
+        if (auto wide = widen_to_card_edge(luma, chroma_, *r, focal, refine_, nullptr, &moved);
+            wide && plausible(wide->quad, luma, focal)) {
             r = wide;
+            widened_ = moved;
+        }
     return r;
 }
 
@@ -104,7 +126,30 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     // within a few pixels, where a finger's edge cannot compete.
     if (auto moved = flow_.predict(luma, quad_)) {
         const float radius = float(std::clamp(3.0 + 0.01 * mean_width(quad_), 4.0, 10.0));
-        if (auto r = polish(luma, *moved, radius, focal, flow_.firm())) return r;
+        if (auto r = polish(luma, *moved, radius, focal, flow_.firm())) {
+            // The line printed a few pixels inside the card's edge that a
+            // side was widened from is a stronger step than the edge against
+            // the desk, and of the other polarity on its outer side: the edge
+            // fit took the side back to it a frame later. A widened side the
+            // fit pulls in goes back out to where the print put it, when there
+            // is card between (a few fits, only when it happens). Other sides
+            // are left to the fit: one that had slid out onto a light wall's
+            // mortar was held there (the band between passes for card).
+            if (flow_.firm()) {
+                std::array<float, 4> back = pulled_in(*moved, r->quad);
+                const float tolerance = 2.0f + 0.005f * float(mean_width(quad_));
+                bool any = false;
+                for (int k = 0; k < 4; ++k) {
+                    if (!widened_[k] || back[k] <= tolerance) back[k] = 0;
+                    any = any || back[k] > 0;
+                }
+                if (any)
+                    if (auto wide = widen_to_card_edge(luma, chroma_, *r, focal, refine_, &back);
+                        wide && plausible(wide->quad, luma, focal))
+                        return wide;
+            }
+            return r;
+        }
         // A card whipped through the frame has edges smeared over tens of
         // pixels, but its print still moves as one: when nearly all of many
         // points agree, where they say the card is stands for this frame.

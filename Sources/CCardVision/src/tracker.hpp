@@ -75,6 +75,9 @@ private:
     TextureFlow flow_;
     PhotometryScratch photometry_;
     RefineScratch refine_;
+    // The sides the search's quad had widened to the card's edge
+    // (widen_to_card_edge), held there against the print inside it.
+    std::array<bool, 4> widened_{};
 
     // Pose state.
     OneEuroFilter yaw_f_, pitch_f_, roll_f_;
