@@ -240,6 +240,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
              (back_in_view && overlap(d->quad, found->quad) > 0.85))) {
             if (auto better = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) {
                 found = better;
+                widened_ = {};  // another quad: none of its sides was widened
                 recheck_every_ = kRecheckFrames;
             }
         } else {
