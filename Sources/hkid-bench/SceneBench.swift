@@ -164,8 +164,8 @@ struct SceneBench: ParsableCommand {
                 ("range", s.limited_range == 1 ? "limited" : "full"),
                 ("turned > 20°", max(abs(s.yaw_deg), abs(s.pitch_deg)) > 20 ? "yes" : "no"),
             ], found: m.found == 1, iou: 0, worstCorner: 0)
-            if m.found == 1 {
-                let found = withUnsafeBytes(of: m.corners) { Array($0.bindMemory(to: Float.self)) }
+            let found = m.found == 1 ? withUnsafeBytes(of: m.corners) { Array($0.bindMemory(to: Float.self)) } : nil
+            if let found {
                 outcome.iou = quadIoU(found, corners)
                 outcome.worstCorner = (0..<4).map { i -> Double in
                     let dx = Double(found[2 * i] - corners[2 * i]), dy = Double(found[2 * i + 1] - corners[2 * i + 1])
@@ -173,9 +173,7 @@ struct SceneBench: ParsableCommand {
                 }.max() ?? 0
             }
             if let save, outcome.iou < 0.95 {
-                let found = withUnsafeBytes(of: m.corners) { Array($0.bindMemory(to: Float.self)) }
-                try writePicture(of: &pixels, width: width, height: height, truth: corners,
-                                 found: m.found == 1 ? found : nil,
+                try writePicture(of: &pixels, width: width, height: height, truth: corners, found: found,
                                  to: (save as NSString).appendingPathComponent(String(format: "scene-%04d.ppm", index)))
             }
             return outcome
@@ -186,8 +184,8 @@ struct SceneBench: ParsableCommand {
     func render(_ renderer: OpaquePointer, _ s: inout cr_scene, _ pixels: inout [UInt8], _ truth: inout cr_truth) -> cr_status {
         let width = Int(s.width), height = Int(s.height)
         return pixels.withUnsafeMutableBufferPointer { p -> cr_status in
-            let y = p.baseAddress!, u = y + width * height, v = u + width * height / 4
-            return cr_render_i420(renderer, &s, y, Int32(width), u, Int32(width / 2), v, Int32(width / 2), &truth)
+            let (planes, strides) = i420Planes(p.baseAddress!, width: width, height: height)
+            return cr_render_i420(renderer, &s, planes.0, strides.0, planes.1, strides.1, planes.2, strides.2, &truth)
         }
     }
 
@@ -196,18 +194,17 @@ struct SceneBench: ParsableCommand {
     func writePicture(of pixels: inout [UInt8], width: Int, height: Int, truth: [Float], found: [Float]?,
                       to path: String) throws {
         pixels.withUnsafeMutableBufferPointer { p in
-            let y = p.baseAddress!
             var frame = cr_frame()
             frame.format = CR_FRAME_I420
             frame.width = Int32(width)
             frame.height = Int32(height)
-            frame.planes = (y, y + width * height, y + width * height * 5 / 4)
-            frame.strides = (Int32(width), Int32(width / 2), Int32(width / 2))
+            (frame.planes, frame.strides) = i420Planes(p.baseAddress!, width: width, height: height)
             truth.withUnsafeBufferPointer { _ = cr_draw_quad(&frame, $0.baseAddress!, cr_color(r: 0, g: 220, b: 0), 1) }
             found?.withUnsafeBufferPointer { _ = cr_draw_quad(&frame, $0.baseAddress!, cr_color(r: 255, g: 0, b: 0), 1) }
         }
         // BT.601 full range is close enough to look at (the scenes' levels
         // are only for the tracker).
+        func byte(_ value: Double) -> UInt8 { UInt8(max(0, min(255, value.rounded()))) }
         var data = Data("P6\n\(width) \(height)\n255\n".utf8)
         data.reserveCapacity(data.count + width * height * 3)
         let chroma = width * height, half = width / 2
@@ -216,9 +213,9 @@ struct SceneBench: ParsableCommand {
                 let c = (row / 2) * half + col / 2
                 let l = Double(pixels[row * width + col])
                 let u = Double(pixels[chroma + c]) - 128, v = Double(pixels[chroma + chroma / 4 + c]) - 128
-                for value in [l + 1.402 * v, l - 0.344 * u - 0.714 * v, l + 1.772 * u] {
-                    data.append(UInt8(max(0, min(255, value.rounded()))))
-                }
+                data.append(byte(l + 1.402 * v))
+                data.append(byte(l - 0.344 * u - 0.714 * v))
+                data.append(byte(l + 1.772 * u))
             }
         }
         do {

@@ -146,15 +146,21 @@ struct VisionBench: ParsableCommand {
     }
 }
 
-/// A frame packed as I420 (Y, then U, then V, no padding) as the vision
-/// shim takes it.
+/// The Y, U and V planes of a frame packed as I420 (Y, then U, then V, no
+/// padding), and their strides.
+func i420Planes<P>(_ y: P, width: Int, height: Int) -> (planes: (P, P, P), strides: (Int32, Int32, Int32))
+    where P: Strideable, P.Stride == Int {
+    ((y, y.advanced(by: width * height), y.advanced(by: width * height * 5 / 4)),
+     (Int32(width), Int32(width / 2), Int32(width / 2)))
+}
+
+/// A frame packed as I420 as the vision shim takes it.
 func i420Image(_ y: UnsafePointer<UInt8>, width: Int, height: Int, range: hkcv_color_range = HKCV_RANGE_FULL) -> hkcv_image {
     var image = hkcv_image()
     image.format = HKCV_PIXEL_I420
     image.width = Int32(width)
     image.height = Int32(height)
-    image.planes = (y, y + width * height, y + width * height * 5 / 4)
-    image.strides = (Int32(width), Int32(width / 2), Int32(width / 2))
+    (image.planes, image.strides) = i420Planes(y, width: width, height: height)
     image.range = range
     return image
 }

@@ -426,13 +426,13 @@ std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &
     std::optional<Refinement> widened;
     Refinement r = fit;
     for (int s = 0; s < 4; ++s) {
+        if (back && (*back)[s] <= 0) continue;
         const Quad &q = r.quad;
         const cv::Vec4f opposite = line_through(q[(s + 2) % 4], q[(s + 3) % 4]);
         const float extent = distance_to(opposite, (q[s] + q[(s + 1) % 4]) * 0.5f);
         const double before = card_inconsistency(q, size, focal);
         // Moved back only as far as it came from, give or take 3 px; else
         // out to the outermost line within a sixth of the card.
-        if (back && (*back)[s] <= 0) continue;
         const float nearest = back ? std::max(2.f, (*back)[s] - 3.f) : std::max(3.f, 0.015f * extent);
         const float furthest = back ? (*back)[s] + 3.f : 0.16f * extent;
         auto out = side_moved_out(luma, chroma, q, s, nearest, furthest, scratch,

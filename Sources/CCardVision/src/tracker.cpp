@@ -127,27 +127,8 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     if (auto moved = flow_.predict(luma, quad_)) {
         const float radius = float(std::clamp(3.0 + 0.01 * mean_width(quad_), 4.0, 10.0));
         if (auto r = polish(luma, *moved, radius, focal, flow_.firm())) {
-            // The line printed a few pixels inside the card's edge that a
-            // side was widened from is a stronger step than the edge against
-            // the desk, and of the other polarity on its outer side: the edge
-            // fit took the side back to it a frame later. A widened side the
-            // fit pulls in goes back out to where the print put it, when there
-            // is card between (a few fits, only when it happens). Other sides
-            // are left to the fit: one that had slid out onto a light wall's
-            // mortar was held there (the band between passes for card).
-            if (flow_.firm()) {
-                std::array<float, 4> back = pulled_in(*moved, r->quad);
-                const float tolerance = 2.0f + 0.005f * float(mean_width(quad_));
-                bool any = false;
-                for (int k = 0; k < 4; ++k) {
-                    if (!widened_[k] || back[k] <= tolerance) back[k] = 0;
-                    any = any || back[k] > 0;
-                }
-                if (any)
-                    if (auto wide = widen_to_card_edge(luma, chroma_, *r, focal, refine_, &back);
-                        wide && plausible(wide->quad, luma, focal))
-                        return wide;
-            }
+            if (flow_.firm())
+                if (auto held = hold_widened_sides(luma, *moved, *r, focal)) return held;
             return r;
         }
         // A card whipped through the frame has edges smeared over tens of
@@ -174,6 +155,29 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     }
     const float radius = float(std::clamp(6.0 + 0.5 * motion + 0.01 * mean_width(quad_), 6.0, 60.0));
     return polish(luma, predicted, radius, focal);
+}
+
+std::optional<Refinement> Tracker::hold_widened_sides(const cv::Mat &luma, const Quad &predicted, const Refinement &fit,
+                                                      double focal) {
+    // The line printed a few pixels inside the card's edge that a side was
+    // widened from is a stronger step than the edge against the desk, and
+    // of the other polarity on its outer side: the edge fit took the side
+    // back to it a frame later. A widened side the fit pulls in goes back
+    // out to where the print put it, when there is card between (a few
+    // fits, only when it happens). Other sides are left to the fit: one that
+    // had slid out onto a light wall's mortar was held there (the band
+    // between passes for card).
+    std::array<float, 4> back = pulled_in(predicted, fit.quad);
+    const float tolerance = 2.0f + 0.005f * float(mean_width(quad_));
+    bool any = false;
+    for (int k = 0; k < 4; ++k) {
+        if (!widened_[k] || back[k] <= tolerance) back[k] = 0;
+        any = any || back[k] > 0;
+    }
+    if (!any) return std::nullopt;
+    auto held = widen_to_card_edge(luma, chroma_, fit, focal, refine_, &back);
+    if (!held || !plausible(held->quad, luma, focal)) return std::nullopt;
+    return held;
 }
 
 void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement &out) {
