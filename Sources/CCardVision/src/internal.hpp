@@ -189,8 +189,11 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
 // For a fit no card could project to (card_inconsistency above
 // kInconsistentCard), one side of it moved out to the card's own edge: the
 // side that the card's shape says is short, to the outermost line beyond it
-// with card (by its colour) in between. Nullopt when the outline is a card's,
-// when no side or more than one side can be put right that way. luma is the
+// with card (by its colour) in between. When no side is short, one side
+// moved in, off a background line it ran on to: the nearest line inside it
+// that makes a card, with what it gives up unlike the card. Nullopt when
+// the outline is a card's, when no side or more than one side can be put
+// right either way. luma is the
 // whole frame, chroma its colour planes (at half its size, as chroma_of gives).
 std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
                                              double focal_px, RefineScratch &scratch);

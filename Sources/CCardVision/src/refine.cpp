@@ -293,32 +293,18 @@ std::optional<Quad> side_shifted(const Quad &q, const std::array<cv::Vec4f, 4> &
     return m;
 }
 
-// Side s of q moved out to the outermost line beyond it, from min_d to
-// reach pixels out, along which 40 % of the places have a step (either way:
-// the ground beyond a card's edge changes), with card in between: like the
-// card's ground inside one of the sides that meet there (by colour), and
-// more like it than like what lies beyond the line. The moved quad is
-// refitted within 2 px and must keep an edge on that side and satisfy
-// accept. Outermost first; nullopt when no line will do.
-template <class Accept>
-std::optional<Refinement> side_moved_out(const cv::Mat &luma, const Chroma &chroma, const Quad &q, int s,
-                                         float min_d, float reach, RefineScratch &scratch, Accept accept) {
-    std::array<cv::Vec4f, 4> lines;
-    for (int k = 0; k < 4; ++k) lines[k] = line_through(q[k], q[(k + 1) % 4]);
-    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
-    auto outward = [&](int k) {
-        cv::Point2f n(lines[k][1], -lines[k][0]);
-        if (((q[k] + q[(k + 1) % 4]) * 0.5f - centre).dot(n) < 0) n = -n;
-        return n;
-    };
-    const cv::Point2f a = q[s], b = q[(s + 1) % 4];
-    const cv::Point2f n = outward(s);
-    const int radius = std::clamp(int(std::ceil(reach * 0.5f)) + 1, 3, 40);
-    const int samples = sample_steps(luma, a + n * float(radius), b + n * float(radius), n, radius, scratch);
+// For each offset along n in a window of 2 * radius + 1 pixels centred
+// radius + shift pixels out from the side a-b (shift -2 * radius: the
+// window ends on the side and lies inside it), how many places along the
+// side have a step (either way: the ground beyond a card's edge changes)
+// within a pixel of it; each place votes once per offset. Returns how
+// many places were looked at, 0 when half of them fell off the frame.
+int line_votes(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f n, int radius, int shift,
+               RefineScratch &scratch) {
+    const cv::Point2f centre_shift = n * float(radius + shift);
+    const int samples = sample_steps(luma, a + centre_shift, b + centre_shift, n, radius, scratch);
     const int width = 2 * radius + 1, inside = int(scratch.origins.size());
-    if (inside < samples / 2) return std::nullopt;
-    // Each place votes once for every offset within a pixel of one of its
-    // steps.
+    if (inside < samples / 2) return 0;
     std::vector<int> &votes = scratch.votes;
     votes.assign(width, 0);
     for (int i = 0; i < inside; ++i) {
@@ -331,30 +317,92 @@ std::optional<Refinement> side_moved_out(const cv::Mat &luma, const Chroma &chro
             last = k + 1;
         }
     }
+    return samples;
+}
+
+// The unit normal of side s of q that points out of the card.
+cv::Point2f outward_normal(const Quad &q, const std::array<cv::Vec4f, 4> &lines, int s) {
+    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
+    cv::Point2f n(lines[s][1], -lines[s][0]);
+    if (((q[s] + q[(s + 1) % 4]) * 0.5f - centre).dot(n) < 0) n = -n;
+    return n;
+}
+
+// Whether a side moved d px out passes over card: the band between must be
+// like the card's ground in the band inside the line it leaves (around the
+// letters of the title) or inside one of the two sides that meet it (on a
+// near card the title's letters fill the first), and more like it than
+// like what lies beyond the new line; not a finger behind the card, the
+// shadow under it or the desk beside it. (Medians of Y'CbCr; like: within
+// 25 levels of luma and 12 of colour.)
+bool moves_over_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, const std::array<cv::Vec4f, 4> &lines,
+                     int s, float d, RefineScratch &scratch) {
+    const cv::Point2f a = q[s], b = q[(s + 1) % 4], n = outward_normal(q, lines, s);
+    const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f, d - 1.f, scratch);
+    const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + 2.f, 2.f * d + 2.f, scratch);
+    float unlike = std::numeric_limits<float>::max();  // the nearest card ground, L1
+    for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
+        const cv::Vec3f inner =
+            band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward_normal(q, lines, t), -d, -1.f, scratch);
+        const float luma_step = std::abs(strip[0] - inner[0]),
+                    colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
+        if (luma_step <= 25.f && colour_step <= 12.f) unlike = std::min(unlike, luma_step + colour_step);
+    }
+    return unlike < cv::norm(strip - beyond, cv::NORM_L1);
+}
+
+// Whether a side moved d px in gives up something that is not card: the
+// band it leaves must be unlike the card's ground inside the new line and
+// inside the two sides that meet it (the same thresholds), and nearer to
+// what lies beyond the side than to any of them.
+bool gives_up_no_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, const std::array<cv::Vec4f, 4> &lines,
+                      int s, float d, RefineScratch &scratch) {
+    const cv::Point2f a = q[s], b = q[(s + 1) % 4], n = outward_normal(q, lines, s);
+    const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f - d, -1.f, scratch);
+    const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, 2.f, d + 2.f, scratch);
+    const float to_beyond = float(cv::norm(strip - beyond, cv::NORM_L1));
+    for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
+        const float d0 = t == s ? -2.f * d - 2.f : -d, d1 = t == s ? -d - 2.f : -1.f;
+        const cv::Vec3f inner =
+            band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward_normal(q, lines, t), d0, d1, scratch);
+        const float luma_step = std::abs(strip[0] - inner[0]),
+                    colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
+        if ((luma_step <= 25.f && colour_step <= 12.f) || luma_step + colour_step <= to_beyond) return false;
+    }
+    return true;
+}
+
+// Side s of q moved along its outward normal (out: the outermost line
+// first; in, sign -1: the nearest first), from min_d to reach pixels, to a
+// line along which 40 % of the places have a step, where the band between
+// is card (out) or is not (in). The moved quad is refitted within 2 px and
+// must keep an edge on that side and satisfy accept; nullopt when no line
+// will do.
+template <class Accept>
+std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, const Quad &q, int s, float sign,
+                                     float min_d, float reach, RefineScratch &scratch, Accept accept) {
+    std::array<cv::Vec4f, 4> lines;
+    for (int k = 0; k < 4; ++k) lines[k] = line_through(q[k], q[(k + 1) % 4]);
+    const cv::Point2f n = outward_normal(q, lines, s);
+    const bool out = sign > 0;
+    const int radius = std::clamp(int(std::ceil(reach * 0.5f)) + 1, 3, 40), width = 2 * radius + 1;
+    // The window starts on the side (out) or ends on it (in).
+    const int samples = line_votes(luma, q[s], q[(s + 1) % 4], n, radius, out ? 0 : -2 * radius, scratch);
+    if (samples == 0) return std::nullopt;
+    const std::vector<int> &votes = scratch.votes;
     for (int k = width - 2; k >= 1; --k) {
-        const float d = float(k);  // the window starts on the side
+        const float d = float(out ? k : width - 1 - k);  // pixels from the side
         const bool peak = votes[k] >= votes[k - 1] && votes[k] >= votes[k + 1];
-        if (d < min_d || votes[k] < 0.4f * float(samples) || !peak) continue;
-        auto guess = side_shifted(q, lines, s, n, d);
+        // (Out, the window's far end may pass reach by a pixel or two, as
+        // it always did; in, it stops there.)
+        if (d < min_d || (!out && d > reach) || votes[k] < 0.4f * float(samples) || !peak) continue;
+        auto guess = side_shifted(q, lines, s, n, sign * d);
         if (!guess) continue;
         Refinement r = refine_quad(luma, *guess, 2.0f, scratch);
         if (!r.ok || r.support[s] < 0.4f) continue;
-        // What the side moves over must be card: like the card's ground in
-        // the band inside the line it leaves (around the letters of the
-        // title) or inside one of the two sides that meet it (on a near
-        // card the title's letters fill the first), and more like it than
-        // like what lies beyond the new line; not a finger behind the card,
-        // the shadow under it or the desk beside it.
-        const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f, d - 1.f, scratch);
-        const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + 2.f, 2.f * d + 2.f, scratch);
-        float unlike = std::numeric_limits<float>::max();  // the nearest card ground, L1
-        for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
-            const cv::Vec3f inner = band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward(t), -d, -1.f, scratch);
-            const float luma_step = std::abs(strip[0] - inner[0]),
-                        colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
-            if (luma_step <= 25.f && colour_step <= 12.f) unlike = std::min(unlike, luma_step + colour_step);
-        }
-        if (unlike >= cv::norm(strip - beyond, cv::NORM_L1)) continue;
+        if (out ? !moves_over_card(luma, chroma, q, lines, s, d, scratch)
+                : !gives_up_no_card(luma, chroma, q, lines, s, d, scratch))
+            continue;
         if (!accept(r)) continue;
         return r;
     }
@@ -375,39 +423,49 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
     // says which side is short and roughly by how much; the image says where
     // its edge is: the outermost line beyond it, along most of the side, with
     // card between (a finger behind the card is not card).
+    //
+    // The other way round, a side can run on past the card's edge onto a
+    // line of the background: a light grey card on a grey brick wall, whose
+    // edge fit settles a pixel out now and then until the side sits on a
+    // mortar joint 40 px out (the band between passed for card), or a side
+    // the bloom of a lamp pushed out onto the hand holding the card. When no
+    // side is short, the nearest line inside a side that makes a card, where
+    // what the side gives up looks like what lies beyond it.
     const cv::Size size(luma.cols, luma.rows);
     const Quad &q = fit.quad;
     const double before = card_inconsistency(q, size, focal);
     if (before <= kInconsistentCard) return std::nullopt;
     std::array<cv::Vec4f, 4> lines;
     for (int s = 0; s < 4; ++s) lines[s] = line_through(q[s], q[(s + 1) % 4]);
-    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
-    std::optional<Refinement> restored;
-    for (int s = 0; s < 4; ++s) {
-        const cv::Point2f a = q[s], b = q[(s + 1) % 4];
-        cv::Point2f n(lines[s][1], -lines[s][0]);
-        if (((a + b) * 0.5f - centre).dot(n) < 0) n = -n;
-        const float extent = distance_to(lines[(s + 2) % 4], (a + b) * 0.5f);
-        // Would moving this side out make a card? (Coarse steps of 2 px out
-        // to a quarter of the card.)
-        const float reach = 0.25f * extent;
-        float at = 0;
-        double least = before;
-        for (float d = 2; d <= reach; d += 2)
-            if (auto m = side_shifted(q, lines, s, n, d))
-                if (double v = card_inconsistency(*m, size, focal); v < least) { least = v; at = d; }
-        if (at == 0 || least > 0.5 * before) continue;
-        // The lines beyond this side out to twice that far.
-        auto r = side_moved_out(luma, chroma, q, s, 2.f, std::min(reach, 2.f * at + 3.f), scratch,
-                                [&](const Refinement &r) { return card_inconsistency(r.quad, size, focal) <= 0.7 * before; });
-        if (!r) continue;
-        // Two sides that could each be moved to an edge and make a card:
-        // the fingers behind the bottom edge as likely as the top's own
-        // edge. Nothing says which, so neither is.
-        if (restored) return std::nullopt;
-        restored = r;
+    auto accept = [&](const Refinement &r) { return card_inconsistency(r.quad, size, focal) <= 0.7 * before; };
+    for (const float sign : {1.f, -1.f}) {  // out first: a card is the outermost outline
+        std::optional<Refinement> restored;
+        for (int s = 0; s < 4; ++s) {
+            const cv::Point2f a = q[s], b = q[(s + 1) % 4];
+            const cv::Point2f n = outward_normal(q, lines, s);
+            const float extent = distance_to(lines[(s + 2) % 4], (a + b) * 0.5f);
+            // Would moving this side make a card? (Coarse steps of 2 px, out
+            // to a quarter of the card, in to a fifth.)
+            const float reach = (sign > 0 ? 0.25f : 0.2f) * extent;
+            float at = 0;
+            double least = before;
+            for (float d = 2; d <= reach; d += 2)
+                if (auto m = side_shifted(q, lines, s, n, sign * d))
+                    if (double v = card_inconsistency(*m, size, focal); v < least) { least = v; at = d; }
+            if (at == 0 || least > 0.5 * before) continue;
+            // The lines that far and twice that far.
+            const float far = std::min(reach, 2.f * at + 3.f);
+            auto r = side_moved(luma, chroma, q, s, sign, 2.f, far, scratch, accept);
+            if (!r) continue;
+            // Two sides that could each be moved to an edge and make a card:
+            // the fingers behind the bottom edge as likely as the top's own
+            // edge. Nothing says which, so neither is.
+            if (restored) return std::nullopt;
+            restored = r;
+        }
+        if (restored) return restored;
     }
-    return restored;
+    return std::nullopt;
 }
 
 std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
@@ -435,7 +493,7 @@ std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &
         // out to the outermost line within a sixth of the card.
         const float nearest = back ? std::max(2.f, (*back)[s] - 3.f) : std::max(3.f, 0.015f * extent);
         const float furthest = back ? (*back)[s] + 3.f : 0.16f * extent;
-        auto out = side_moved_out(luma, chroma, q, s, nearest, furthest, scratch,
+        auto out = side_moved(luma, chroma, q, s, 1.f, nearest, furthest, scratch,
                                   [&](const Refinement &m) {
                                       return card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before);
                                   });
