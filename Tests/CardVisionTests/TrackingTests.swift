@@ -128,6 +128,36 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
                 "IoU of the last ten frames: \(end.map { String(format: "%.3f", $0) })")
     }
 
+    /// The focal length is learnt from the card's perspective only outside a
+    /// glare: with a lamp's bloom over the right edge, where a thumb holds
+    /// the card in front of a launch tower, the side under the bloom is a
+    /// guess, and such quads took the estimate 25-28 % long (on
+    /// dev_glare_2003, 1065 -> 1484 px; with it the wrong quad passed for a
+    /// card and nothing put it right).
+    @Test func focalLengthIsNotLearntUnderGlare() {
+        let scenes = Scenes(seed: 1300)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "rocket")
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        s.glare_u = 0.8
+        s.glare_v = 0.5
+        s.hands.0 = cr_hand_part(kind: CR_HAND_THUMB, edge: CR_EDGE_RIGHT, pos: 0.5, width_mm: 19, reach_mm: 11)
+        let truth = Double(s.width) / 2 / tan(s.hfov_deg * .pi / 360)
+        let tracker = Tracker()
+        var worst = 0.0
+        for k in 0..<80 {
+            let t = Double(k) / 30
+            s.yaw_deg = 8 * sin(t * 1.1)
+            s.pitch_deg = 5 * sin(t * 0.8)
+            s.center_x = 1280 * (0.5 + 0.03 * sin(t))
+            s.glare = (10..<70).contains(k) ? 1 : 0
+            s.glare_radius_mm = s.glare == 1 ? min(15, 15 * Double(k - 10) / 20 + 1) : 8
+            let m = tracker.process(scenes.render(s), pts: Int64(k) * frameNs)
+            if m.found == 1 { worst = max(worst, abs(Double(m.focal_px) / truth - 1)) }
+        }
+        #expect(worst < 0.05, "worst focal length error \(worst)")
+    }
+
     /// When the card goes away, "not found" within 2 frames.
     @Test func cardLeavingIsReported() {
         let scenes = Scenes(seed: 33)
