@@ -393,8 +393,8 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
     for (int k = width - 2; k >= 1; --k) {
         const float d = float(out ? k : width - 1 - k);  // pixels from the side
         const bool peak = votes[k] >= votes[k - 1] && votes[k] >= votes[k + 1];
-        // (Out, the window's far end may pass reach by a pixel or two, as
-        // it always did; in, it stops there.)
+        // (Out, lines up to the window's end count, a pixel or two past
+        // reach; in, reach is the limit.)
         if (d < min_d || (!out && d > reach) || votes[k] < 0.4f * float(samples) || !peak) continue;
         auto guess = side_shifted(q, lines, s, n, sign * d);
         if (!guess) continue;
