@@ -110,11 +110,12 @@ final class Tracker {
 /// A card followed by one tracker through `frames` frames at 30 fps, the
 /// scene set for each frame by `change` (the hand turning it, a lamp, a
 /// shadow): on how many frames from `from` on it was not found, its worst
-/// IoU over them, and the last frame's measurement with its frame;
-/// `measure` is told each of those frames' IoU (0 when not found).
+/// IoU over them, and the last frame's measurement with its frame; `each`
+/// is given each of those frames' measurement and IoU (0 when not found).
 func follow(_ scenes: Scenes, _ start: cr_scene, frames: Int, from first: Int = 0,
             change: (inout cr_scene, Int) -> Void,
-            measure: (Double) -> Void = { _ in }) -> (lost: Int, worstIoU: Double, last: hkcv_measurement, frame: Frame) {
+            each: (hkcv_measurement, Double) -> Void = { _, _ in })
+    -> (lost: Int, worstIoU: Double, last: hkcv_measurement, frame: Frame) {
     precondition(frames > 0)
     let tracker = Tracker(cardType: start.card_type == CR_CARD_2003 ? HKCV_CARD_2003 : HKCV_CARD_2018)
     var s = start
@@ -128,7 +129,7 @@ func follow(_ scenes: Scenes, _ start: cr_scene, frames: Int, from first: Int = 
         guard k >= first else { continue }
         let iou = m.found == 1 ? jaccard(floats(m.corners), frame.truthCorners) : 0
         if m.found == 1 { worst = min(worst, iou) } else { lost += 1 }
-        measure(iou)
+        each(m, iou)
     }
     return (lost, worst, last!.0, last!.1)
 }

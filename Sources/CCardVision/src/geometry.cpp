@@ -85,6 +85,15 @@ double mean_width(const Quad &q) {
     return 0.5 * (cv::norm(q[1] - q[0]) + cv::norm(q[2] - q[3]));
 }
 
+cv::Point2f outward_normal(const Quad &q, int s) {
+    const cv::Point2f a = q[s], b = q[(s + 1) % 4], d = b - a;
+    const float len = std::max(1e-6f, float(cv::norm(d)));
+    cv::Point2f n(d.y / len, -d.x / len);
+    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
+    if (((a + b) * 0.5f - centre).dot(n) < 0) n = -n;
+    return n;
+}
+
 Quad scale_quad(const Quad &q, float s, cv::Point2f offset) {
     Quad r;
     for (int i = 0; i < 4; ++i) r[i] = q[i] * s + offset;

@@ -53,6 +53,9 @@ bool is_convex(const Quad &q);
 double quad_area(const Quad &q);
 double min_side(const Quad &q);
 double mean_width(const Quad &q);  // mean of top and bottom edge lengths
+// The unit normal of side s (corner s to corner s + 1) that points away
+// from the quad's centre.
+cv::Point2f outward_normal(const Quad &q, int s);
 Quad scale_quad(const Quad &q, float s, cv::Point2f offset = {0, 0});
 // Intersection of two lines given as (vx, vy, x0, y0); nullopt if parallel.
 std::optional<cv::Point2f> intersect(const cv::Vec4f &a, const cv::Vec4f &b);

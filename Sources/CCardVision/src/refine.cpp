@@ -320,12 +320,16 @@ int line_votes(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f n,
     return samples;
 }
 
-// The unit normal of side s of q that points out of the card.
-cv::Point2f outward_normal(const Quad &q, const std::array<cv::Vec4f, 4> &lines, int s) {
-    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
-    cv::Point2f n(lines[s][1], -lines[s][0]);
-    if (((q[s] + q[(s + 1) % 4]) * 0.5f - centre).dot(n) < 0) n = -n;
-    return n;
+// How unlike two band colours (medians of Y'CbCr) are: their L1 distance,
+// and whether they pass for the same ground (within 25 levels of luma and
+// 12 of colour).
+struct ColourStep {
+    float distance;
+    bool alike;
+};
+ColourStep colour_step(const cv::Vec3f &a, const cv::Vec3f &b) {
+    const float luma = std::abs(a[0] - b[0]), colour = std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
+    return {luma + colour, luma <= 25.f && colour <= 12.f};
 }
 
 // Whether a side moved d px out passes over card: the band between must be
@@ -333,41 +337,34 @@ cv::Point2f outward_normal(const Quad &q, const std::array<cv::Vec4f, 4> &lines,
 // letters of the title) or inside one of the two sides that meet it (on a
 // near card the title's letters fill the first), and more like it than
 // like what lies beyond the new line; not a finger behind the card, the
-// shadow under it or the desk beside it. (Medians of Y'CbCr; like: within
-// 25 levels of luma and 12 of colour.)
-bool moves_over_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, const std::array<cv::Vec4f, 4> &lines,
-                     int s, float d, RefineScratch &scratch) {
-    const cv::Point2f a = q[s], b = q[(s + 1) % 4], n = outward_normal(q, lines, s);
+// shadow under it or the desk beside it.
+bool moves_over_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, int s, float d, RefineScratch &scratch) {
+    const cv::Point2f a = q[s], b = q[(s + 1) % 4], n = outward_normal(q, s);
     const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f, d - 1.f, scratch);
     const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + 2.f, 2.f * d + 2.f, scratch);
     float unlike = std::numeric_limits<float>::max();  // the nearest card ground, L1
     for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
         const cv::Vec3f inner =
-            band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward_normal(q, lines, t), -d, -1.f, scratch);
-        const float luma_step = std::abs(strip[0] - inner[0]),
-                    colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
-        if (luma_step <= 25.f && colour_step <= 12.f) unlike = std::min(unlike, luma_step + colour_step);
+            band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward_normal(q, t), -d, -1.f, scratch);
+        if (const ColourStep c = colour_step(strip, inner); c.alike) unlike = std::min(unlike, c.distance);
     }
     return unlike < cv::norm(strip - beyond, cv::NORM_L1);
 }
 
 // Whether a side moved d px in gives up something that is not card: the
 // band it leaves must be unlike the card's ground inside the new line and
-// inside the two sides that meet it (the same thresholds), and nearer to
-// what lies beyond the side than to any of them.
-bool gives_up_no_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, const std::array<cv::Vec4f, 4> &lines,
-                      int s, float d, RefineScratch &scratch) {
-    const cv::Point2f a = q[s], b = q[(s + 1) % 4], n = outward_normal(q, lines, s);
+// inside the two sides that meet it, and nearer to what lies beyond the side
+// than to any of them.
+bool gives_up_no_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, int s, float d, RefineScratch &scratch) {
+    const cv::Point2f a = q[s], b = q[(s + 1) % 4], n = outward_normal(q, s);
     const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f - d, -1.f, scratch);
     const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, 2.f, d + 2.f, scratch);
     const float to_beyond = float(cv::norm(strip - beyond, cv::NORM_L1));
     for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
         const float d0 = t == s ? -2.f * d - 2.f : -d, d1 = t == s ? -d - 2.f : -1.f;
         const cv::Vec3f inner =
-            band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward_normal(q, lines, t), d0, d1, scratch);
-        const float luma_step = std::abs(strip[0] - inner[0]),
-                    colour_step = std::abs(strip[1] - inner[1]) + std::abs(strip[2] - inner[2]);
-        if ((luma_step <= 25.f && colour_step <= 12.f) || luma_step + colour_step <= to_beyond) return false;
+            band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward_normal(q, t), d0, d1, scratch);
+        if (const ColourStep c = colour_step(strip, inner); c.alike || c.distance <= to_beyond) return false;
     }
     return true;
 }
@@ -383,7 +380,7 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
                                      float min_d, float reach, RefineScratch &scratch, Accept accept) {
     std::array<cv::Vec4f, 4> lines;
     for (int k = 0; k < 4; ++k) lines[k] = line_through(q[k], q[(k + 1) % 4]);
-    const cv::Point2f n = outward_normal(q, lines, s);
+    const cv::Point2f n = outward_normal(q, s);
     const bool out = sign > 0;
     const int radius = std::clamp(int(std::ceil(reach * 0.5f)) + 1, 3, 40), width = 2 * radius + 1;
     // The window starts on the side (out) or ends on it (in).
@@ -400,8 +397,8 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
         if (!guess) continue;
         Refinement r = refine_quad(luma, *guess, 2.0f, scratch);
         if (!r.ok || r.support[s] < 0.4f) continue;
-        if (out ? !moves_over_card(luma, chroma, q, lines, s, d, scratch)
-                : !gives_up_no_card(luma, chroma, q, lines, s, d, scratch))
+        if (out ? !moves_over_card(luma, chroma, q, s, d, scratch)
+                : !gives_up_no_card(luma, chroma, q, s, d, scratch))
             continue;
         if (!accept(r)) continue;
         return r;
@@ -442,7 +439,7 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
         std::optional<Refinement> restored;
         for (int s = 0; s < 4; ++s) {
             const cv::Point2f a = q[s], b = q[(s + 1) % 4];
-            const cv::Point2f n = outward_normal(q, lines, s);
+            const cv::Point2f n = outward_normal(q, s);
             const float extent = distance_to(lines[(s + 2) % 4], (a + b) * 0.5f);
             // Would moving this side make a card? (Coarse steps of 2 px, out
             // to a quarter of the card, in to a fifth.)
@@ -493,10 +490,9 @@ std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &
         // out to the outermost line within a sixth of the card.
         const float nearest = back ? std::max(2.f, (*back)[s] - 3.f) : std::max(3.f, 0.015f * extent);
         const float furthest = back ? (*back)[s] + 3.f : 0.16f * extent;
-        auto out = side_moved(luma, chroma, q, s, 1.f, nearest, furthest, scratch,
-                                  [&](const Refinement &m) {
-                                      return card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before);
-                                  });
+        auto out = side_moved(luma, chroma, q, s, 1.f, nearest, furthest, scratch, [&](const Refinement &m) {
+            return card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before);
+        });
         if (!out) continue;
         r = *out;
         widened = r;

@@ -19,14 +19,9 @@ namespace cardvision {
 // middle, pixels; negative: outward).
 static std::array<float, 4> pulled_in(const Quad &guess, const Quad &fit) {
     std::array<float, 4> by{};
-    const cv::Point2f centre = (guess[0] + guess[1] + guess[2] + guess[3]) * 0.25f;
     for (int k = 0; k < 4; ++k) {
-        const cv::Point2f a = guess[k], b = guess[(k + 1) % 4], d = b - a;
-        const float len = float(cv::norm(d));
-        if (len < 1) continue;
-        cv::Point2f inward(-d.y / len, d.x / len);
-        if ((centre - a).dot(inward) < 0) inward = -inward;
-        by[k] = (((fit[k] + fit[(k + 1) % 4]) * 0.5f) - (a + b) * 0.5f).dot(inward);
+        const cv::Point2f from = (guess[k] + guess[(k + 1) % 4]) * 0.5f, to = (fit[k] + fit[(k + 1) % 4]) * 0.5f;
+        by[k] = (from - to).dot(outward_normal(guess, k));
     }
     return by;
 }
@@ -36,6 +31,23 @@ static bool beyond_frame(const Quad &q, cv::Size size) {
     for (const auto &p : q)
         if (p.x < 0 || p.y < 0 || p.x > size.width - 1 || p.y > size.height - 1) return true;
     return false;
+}
+
+// Whether a quad the re-check found may replace the tracked one. Only one
+// that encloses it: when a thumb covers a side for a moment, the tracked
+// card ranks lower than the boxes printed on it, and those must not take
+// over. Nor one that runs off the frame round a card all in view: a box of
+// a brick wall whose bottom was guessed beyond the frame outranked a card
+// half in a shadow (IoU 0.30, then lost). Just back in view, one that nearly
+// coincides with it may too: the same card with the side that was guessed
+// beyond the frame put right (the print's motion carries a wrong guess
+// along, and the edge fit looks only a few pixels from it). At other times,
+// just after a glare as well, such a replacement was as often a side moved
+// onto a background line.
+static bool replaces_on_recheck(const Quad &candidate, const Quad &tracked, bool back_in_view, cv::Size size) {
+    if (back_in_view && overlap(candidate, tracked) > 0.85) return true;
+    return encloses(candidate, tracked, 0.02f * float(mean_width(tracked))) &&
+           (!beyond_frame(candidate, size) || beyond_frame(tracked, size));
 }
 
 Tracker::Tracker(const hkcv_config &config)
@@ -230,24 +242,8 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         // there; the neighbourhood at a finer scale cost four times more).
         const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                 std::max(size.width, size.height)));
-        // Only a quad that encloses the tracked one may replace it: when a
-        // thumb covers a side for a moment, the tracked card ranks lower
-        // than the boxes printed on it, and those must not take over. Just
-        // back in view, a quad that nearly coincides with it may too: the
-        // same card with the side that was guessed beyond the frame put
-        // right (the print's motion carries a wrong guess along, and the
-        // edge fit looks only a few pixels from it). At other times such a
-        // replacement was as often a side moved onto a background line (the
-        // same just after a glare: a card on gravel took a side along a
-        // stone's edge, IoU 0.999 -> 0.89 for the rest of the clip). Nor may
-        // a quad that runs off the frame enclose one that is all in view: a
-        // box of a brick wall whose bottom was guessed beyond the frame
-        // outranked a card half in a shadow (IoU 0.30, then lost).
         if (auto d = detect_card(luma, chroma_, roi, long_side, focal, &found->quad);
-            d && !d->incumbent &&
-            ((encloses(d->quad, found->quad, 0.02f * float(mean_width(found->quad))) &&
-              (!beyond_frame(d->quad, size) || beyond_frame(found->quad, size))) ||
-             (back_in_view && overlap(d->quad, found->quad) > 0.85))) {
+            d && !d->incumbent && replaces_on_recheck(d->quad, found->quad, back_in_view, size)) {
             if (auto better = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) {
                 found = better;
                 widened_ = {};  // another quad: none of its sides was widened
