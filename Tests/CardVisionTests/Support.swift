@@ -114,7 +114,7 @@ final class Tracker {
 /// is given each of those frames' measurement and IoU (0 when not found).
 func follow(_ scenes: Scenes, _ start: cr_scene, frames: Int, from first: Int = 0,
             change: (inout cr_scene, Int) -> Void,
-            each: (hkcv_measurement, Double) -> Void = { _, _ in })
+            each: (hkcv_measurement, Double, Frame) -> Void = { _, _, _ in })
     -> (lost: Int, worstIoU: Double, last: hkcv_measurement, frame: Frame) {
     precondition(frames > 0)
     let tracker = Tracker(cardType: start.card_type == CR_CARD_2003 ? HKCV_CARD_2003 : HKCV_CARD_2018)
@@ -129,7 +129,7 @@ func follow(_ scenes: Scenes, _ start: cr_scene, frames: Int, from first: Int = 
         guard k >= first else { continue }
         let iou = m.found == 1 ? jaccard(floats(m.corners), frame.truthCorners) : 0
         if m.found == 1 { worst = min(worst, iou) } else { lost += 1 }
-        each(m, iou)
+        each(m, iou, frame)
     }
     return (lost, worst, last!.0, last!.1)
 }
@@ -150,6 +150,14 @@ func meanCornerError(_ a: [Float], _ b: [Float]) -> Double {
         sum += (dx * dx + dy * dy).squareRoot()
     }
     return sum / 4
+}
+
+/// The largest distance between corresponding corners of two quads.
+func maxCornerError(_ a: [Float], _ b: [Float]) -> Double {
+    (0..<4).map { i in
+        let dx = Double(a[2 * i] - b[2 * i]), dy = Double(a[2 * i + 1] - b[2 * i + 1])
+        return (dx * dx + dy * dy).squareRoot()
+    }.max()!
 }
 
 func percentile(_ values: [Double], _ p: Double) -> Double {

@@ -19,6 +19,7 @@
 #include <opencv2/video/tracking.hpp>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 
 namespace cardvision {
@@ -87,9 +88,94 @@ void TextureFlow::build(const cv::Mat &luma, const Quad &around, cv::Size size) 
     view_ = level;
     // The pyramid is built once per frame and kept for the next one, so it
     // must not reuse the frame's memory (OpenCV would, for a crop of it).
-    cv::buildOpticalFlowPyramid(view_, next_, kWindow, kLevels, true, cv::BORDER_REFLECT_101, cv::BORDER_CONSTANT,
+    // Without derivatives: those of the previous frame are taken where they
+    // are read (derive_around).
+    cv::buildOpticalFlowPyramid(view_, next_, kWindow, kLevels, false, cv::BORDER_REFLECT_101, cv::BORDER_CONSTANT,
                                 false);
     next_ready_ = true;
+}
+
+namespace {
+
+// Rows [y0, y1) and columns [x0, x1) of a level's Scharr derivatives (dx, dy
+// interleaved, 16-bit), as cv::buildOpticalFlowPyramid computes them for the
+// whole level: mirrored at the level's edge (reflect 101), zero in the
+// border around it. Coordinates are the level's; the range may reach into
+// the border (`bordered` holds the level's derivatives `border` pixels in).
+void scharr_into(const cv::Mat &level, cv::Mat &bordered, cv::Size border, int x0, int x1, int y0, int y1) {
+    const int rows = level.rows, cols = level.cols;
+    auto mirror = [](int i, int n) { return i < 0 ? (n > 1 ? 1 : 0) : i >= n ? (n > 1 ? n - 2 : 0) : i; };
+    for (int y = y0; y < y1; ++y) {
+        int16_t *out = bordered.ptr<int16_t>(y + border.height) + 2 * border.width;  // column 0; x < 0 is border
+        if (y < 0 || y >= rows) {
+            std::fill(out + 2 * x0, out + 2 * x1, int16_t(0));
+            continue;
+        }
+        const uint8_t *r0 = level.ptr<uint8_t>(mirror(y - 1, rows)), *r1 = level.ptr<uint8_t>(y),
+                      *r2 = level.ptr<uint8_t>(mirror(y + 1, rows));
+        // Vertical smoothing (t0) and difference (t1) of one column.
+        auto t0 = [&](int c) { return (int(r0[c]) + r2[c]) * 3 + int(r1[c]) * 10; };
+        auto t1 = [&](int c) { return int(r2[c]) - r0[c]; };
+        auto at = [&](int x) {
+            const int xm = mirror(x - 1, cols), xp = mirror(x + 1, cols);
+            out[2 * x] = int16_t(t0(xp) - t0(xm));
+            out[2 * x + 1] = int16_t((t1(xp) + t1(xm)) * 3 + t1(x) * 10);
+        };
+        const int b = std::max(x0, 0), e = std::min(x1, cols);
+        if (x0 < b) std::fill(out + 2 * x0, out + 2 * b, int16_t(0));
+        if (e < x1) std::fill(out + 2 * e, out + 2 * x1, int16_t(0));
+        if (b >= e) continue;
+        // The edge columns mirror; those between read their neighbours
+        // directly, in a loop the compiler vectorises.
+        const int ib = std::max(b, 1), ie = std::min(e, cols - 1);
+        for (int x = b; x < std::min(ib, e); ++x) at(x);
+        for (int x = ib; x < ie; ++x) {
+            out[2 * x] = int16_t((int(r0[x + 1]) + r2[x + 1]) * 3 + int(r1[x + 1]) * 10 -
+                                 ((int(r0[x - 1]) + r2[x - 1]) * 3 + int(r1[x - 1]) * 10));
+            out[2 * x + 1] = int16_t((int(r2[x + 1]) - r0[x + 1] + int(r2[x - 1]) - r0[x - 1]) * 3 +
+                                     (int(r2[x]) - r0[x]) * 10);
+        }
+        for (int x = std::max(ie, ib); x < e; ++x) at(x);
+    }
+}
+
+}  // namespace
+
+void TextureFlow::derive_around(const std::vector<cv::Point2f> &points) {
+    // cv::calcOpticalFlowPyrLK reads the previous image's derivatives only
+    // in each point's window, (window + 1) pixels square from the point
+    // less half the window, at each level. The derivatives of the whole
+    // crop cost as much as the rest of the pyramid; the points, inside the
+    // card, need a third of it. The values are the same, so is the flow.
+    const int levels = int(prev_.size());
+    derivatives_.resize(size_t(levels));
+    prev_derived_.resize(size_t(2 * levels));
+    const cv::Point2f half_window((kWindow.width - 1) * 0.5f, (kWindow.height - 1) * 0.5f);
+    for (int level = 0; level < levels; ++level) {
+        const cv::Mat &image = prev_[size_t(level)];
+        cv::Mat &d = derivatives_[size_t(level)];
+        const cv::Size whole(image.cols + 2 * kWindow.width, image.rows + 2 * kWindow.height);
+        d.create(whole, CV_16SC2);
+        // The windows' extent, as Lucas-Kanade computes it (the same float
+        // scaling and floor), two pixels wider for its vector loads, within
+        // the border.
+        const float to_level = 1.f / float(1 << level);
+        int x0 = INT_MAX, y0 = INT_MAX, x1 = INT_MIN, y1 = INT_MIN;
+        for (const auto &p : points) {
+            const cv::Point2f corner = p * to_level - half_window;
+            x0 = std::min(x0, cvFloor(corner.x));
+            y0 = std::min(y0, cvFloor(corner.y));
+            x1 = std::max(x1, cvFloor(corner.x));
+            y1 = std::max(y1, cvFloor(corner.y));
+        }
+        x0 = std::max(x0 - 2, -kWindow.width);
+        y0 = std::max(y0 - 2, -kWindow.height);
+        x1 = std::min(x1 + kWindow.width + 3, image.cols + kWindow.width);
+        y1 = std::min(y1 + kWindow.height + 3, image.rows + kWindow.height);
+        if (x0 < x1 && y0 < y1) scharr_into(image, d, kWindow, x0, x1, y0, y1);
+        prev_derived_[size_t(2 * level)] = image;
+        prev_derived_[size_t(2 * level + 1)] = d(cv::Rect(kWindow.width, kWindow.height, image.cols, image.rows));
+    }
 }
 
 std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) {
@@ -108,8 +194,9 @@ std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) 
         local_from_[i] = points_[i] - prev_origin;
         local_to_[i] = points_[i] - next_origin;
     }
+    derive_around(local_from_);
     // (No error per point: nothing reads it, and it is a tenth of the call.)
-    cv::calcOpticalFlowPyrLK(prev_, next_, local_from_, local_to_, status_, cv::noArray(), kWindow, kLevels,
+    cv::calcOpticalFlowPyrLK(prev_derived_, next_, local_from_, local_to_, status_, cv::noArray(), kWindow, kLevels,
                              cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 0.03),
                              cv::OPTFLOW_USE_INITIAL_FLOW);
     from_.clear();

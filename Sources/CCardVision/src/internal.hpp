@@ -237,9 +237,14 @@ private:
     // This frame's small copy and pyramid, of a crop of `size` centred on
     // `around` (the card's last quad, or this frame's).
     void build(const cv::Mat &luma, const Quad &around, cv::Size size);
+    // The previous pyramid's derivatives, only where Lucas-Kanade will read
+    // them: around `points` (in the previous crop's pixels) at each level.
+    void derive_around(const std::vector<cv::Point2f> &points);
     cv::Mat half_, small_, mask_;
     cv::Mat view_;  // this frame's crop at the flow's scale (small_, or the frame itself)
     std::vector<cv::Mat> prev_, next_;  // pyramids of the last committed and this frame
+    std::vector<cv::Mat> derivatives_;  // prev_'s, one per level, each with a border of the window
+    std::vector<cv::Mat> prev_derived_;  // prev_ and derivatives_ interleaved, as Lucas-Kanade takes them
     cv::Rect prev_crop_, next_crop_;  // each pyramid's crop of the frame, full-size pixels
     cv::Point2f origin(const cv::Rect &crop) const;  // where a crop starts, in small-image pixels
     bool next_ready_ = false, firm_ = false;

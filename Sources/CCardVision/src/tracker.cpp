@@ -140,7 +140,7 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
         const float radius = float(std::clamp(3.0 + 0.01 * mean_width(quad_), 4.0, 10.0));
         if (auto r = polish(luma, *moved, radius, focal, flow_.firm())) {
             if (flow_.firm())
-                if (auto held = hold_widened_sides(luma, *moved, *r, focal)) return held;
+                if (auto held = hold_sides_pulled_in(luma, *moved, *r, focal)) return held;
             return r;
         }
         // A card whipped through the frame has edges smeared over tens of
@@ -169,26 +169,35 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     return polish(luma, predicted, radius, focal);
 }
 
-std::optional<Refinement> Tracker::hold_widened_sides(const cv::Mat &luma, const Quad &predicted, const Refinement &fit,
-                                                      double focal) {
-    // The line printed a few pixels inside the card's edge that a side was
-    // widened from is a stronger step than the edge against the desk, and
-    // of the other polarity on its outer side: the edge fit took the side
-    // back to it a frame later. A widened side the fit pulls in goes back
-    // out to where the print put it, when there is card between (a few
-    // fits, only when it happens). Other sides are left to the fit: one that
-    // had slid out onto a light wall's mortar was held there (the band
-    // between passes for card).
+std::optional<Refinement> Tracker::hold_sides_pulled_in(const cv::Mat &luma, const Quad &predicted,
+                                                        const Refinement &fit, double focal) {
+    // A line printed a few pixels inside the card's edge (an inset border,
+    // the rule a side was widened from) is a stronger step than the edge
+    // against the desk, and of the other polarity on its outer side: the
+    // edge fit takes the side over to it a frame later, or as the card
+    // turns (on a card with an inset border line the right side slid onto
+    // it and stayed there for a hundred frames, the focal length estimate
+    // growing 10 % to make the narrow quad a card). A side the fit pulls in
+    // goes back out to where the print put it, when there is card between
+    // (a few fits, only when it happens). A side the search had widened,
+    // always; any other, when that leaves the outline no less a card's than
+    // the fit's: a side that had slid out onto a light wall's mortar was
+    // otherwise held there (the band between passes for card), and there
+    // the fit's quad is the card-shaped one.
     std::array<float, 4> back = pulled_in(predicted, fit.quad);
     const float tolerance = 2.0f + 0.005f * float(mean_width(quad_));
-    bool any = false;
+    bool any = false, only_widened = true;
     for (int k = 0; k < 4; ++k) {
-        if (!widened_[k] || back[k] <= tolerance) back[k] = 0;
+        if (back[k] <= tolerance) back[k] = 0;
         any = any || back[k] > 0;
+        only_widened = only_widened && (back[k] == 0 || widened_[k]);
     }
     if (!any) return std::nullopt;
     auto held = widen_to_card_edge(luma, chroma_, fit, focal, refine_, &back);
     if (!held || !plausible(held->quad, luma, focal)) return std::nullopt;
+    const cv::Size size(luma.cols, luma.rows);
+    if (!only_widened && card_inconsistency(held->quad, size, focal) > card_inconsistency(fit.quad, size, focal))
+        return std::nullopt;
     return held;
 }
 

@@ -34,11 +34,11 @@ private:
     // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
     std::optional<Refinement> find(const cv::Mat &luma, cv::Rect roi, double focal);
-    // A tracked fit with a widened side pulled in from where the print's
-    // motion predicted it, put back out; nullopt when nothing was pulled in
-    // (or nothing could be put back).
-    std::optional<Refinement> hold_widened_sides(const cv::Mat &luma, const Quad &predicted, const Refinement &fit,
-                                                 double focal);
+    // A tracked fit with a side pulled in from where the print's motion
+    // predicted it, put back out; nullopt when nothing was pulled in (or
+    // nothing could be put back).
+    std::optional<Refinement> hold_sides_pulled_in(const cv::Mat &luma, const Quad &predicted, const Refinement &fit,
+                                                   double focal);
     std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
                                      bool trusted_guess = false);
     // Card-shaped for this camera, and not too small to measure.
@@ -81,7 +81,8 @@ private:
     PhotometryScratch photometry_;
     RefineScratch refine_;
     // The sides the search's quad had widened to the card's edge
-    // (widen_to_card_edge), held there against the print inside it.
+    // (widen_to_card_edge), held there against the print inside it
+    // whatever the outline's shape.
     std::array<bool, 4> widened_{};
 
     // Pose state.
