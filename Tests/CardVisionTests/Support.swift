@@ -143,22 +143,18 @@ func jaccard(_ a: [Float], _ b: [Float]) -> Double {
     return Polygon.jaccard(points(a), points(b))
 }
 
-func meanCornerError(_ a: [Float], _ b: [Float]) -> Double {
-    var sum = 0.0
-    for i in 0..<4 {
-        let dx = Double(a[2 * i] - b[2 * i]), dy = Double(a[2 * i + 1] - b[2 * i + 1])
-        sum += (dx * dx + dy * dy).squareRoot()
-    }
-    return sum / 4
-}
-
-/// The largest distance between corresponding corners of two quads.
-func maxCornerError(_ a: [Float], _ b: [Float]) -> Double {
-    (0..<4).map { i in
+/// The distance between each pair of corresponding corners of two quads
+/// given as x0,y0 … x3,y3.
+func cornerDistances(_ a: [Float], _ b: [Float]) -> [Double] {
+    (0..<4).map { i -> Double in
         let dx = Double(a[2 * i] - b[2 * i]), dy = Double(a[2 * i + 1] - b[2 * i + 1])
         return (dx * dx + dy * dy).squareRoot()
-    }.max()!
+    }
 }
+
+func meanCornerError(_ a: [Float], _ b: [Float]) -> Double { cornerDistances(a, b).reduce(0, +) / 4 }
+
+func maxCornerError(_ a: [Float], _ b: [Float]) -> Double { cornerDistances(a, b).max()! }
 
 func percentile(_ values: [Double], _ p: Double) -> Double {
     guard !values.isEmpty else { return .nan }

@@ -130,10 +130,8 @@ void scharr_into(const cv::Mat &level, cv::Mat &bordered, cv::Size border, int x
         const int ib = std::max(b, 1), ie = std::min(e, cols - 1);
         for (int x = b; x < std::min(ib, e); ++x) at(x);
         for (int x = ib; x < ie; ++x) {
-            out[2 * x] = int16_t((int(r0[x + 1]) + r2[x + 1]) * 3 + int(r1[x + 1]) * 10 -
-                                 ((int(r0[x - 1]) + r2[x - 1]) * 3 + int(r1[x - 1]) * 10));
-            out[2 * x + 1] = int16_t((int(r2[x + 1]) - r0[x + 1] + int(r2[x - 1]) - r0[x - 1]) * 3 +
-                                     (int(r2[x]) - r0[x]) * 10);
+            out[2 * x] = int16_t(t0(x + 1) - t0(x - 1));
+            out[2 * x + 1] = int16_t((t1(x + 1) + t1(x - 1)) * 3 + t1(x) * 10);
         }
         for (int x = std::max(ie, ib); x < e; ++x) at(x);
     }
