@@ -99,6 +99,15 @@ bool corner_seen(const cv::Mat &gx, const cv::Mat &gy, const Quad &q, int k) {
 // corners in view, lost its card to a smaller quad and never reached ORTH.
 constexpr double kCornerWeight = 0.3;
 
+// How many quads besides the best the search hands back, for the caller to
+// try in turn when the best runs off the frame and does not hold at full
+// resolution (a box of a brick wall that the frame cuts outranked a card in
+// full view, which the edge fit then confirmed; Tracker::find), and how
+// near (small-image pixels) two quads' corners lie when they are one quad
+// found twice.
+constexpr int kRunnersUp = 2;
+constexpr double kSameQuadPx = 4;
+
 // Fraction of a grid of places inside the quad (between 12 % and 88 % of
 // its width and height) on a strong gradient: print, a portrait, a chip.
 // A brick, a tile or a door panel is the right shape but empty inside.
@@ -629,10 +638,10 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
 
 }  // namespace
 
-std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
-                                     double focal_px, const Quad *incumbent, bool reach_further) {
+std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
+                                   double focal_px, const Quad *incumbent, bool reach_further) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
-    if (roi.width < 16 || roi.height < 16) return std::nullopt;
+    if (roi.width < 16 || roi.height < 16) return {};
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
     cv::Mat small;
     if (scale < 1.0)
@@ -652,8 +661,28 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
     const double min_side_small = std::max(10.0, min_width_small / kCardAspect * 0.6);
     const double max_area = 0.98 * double(small.cols) * small.rows;
 
-    std::optional<Detection> best;
-    double best_rank = 0;
+    // The best-ranked quads so far, best first, each a different quad (its
+    // corners more than kSameQuadPx of the small image from the others').
+    struct Ranked {
+        Detection detection;
+        double rank;
+        Quad small;
+    };
+    std::vector<Ranked> ranked;
+    auto keep = [&](const Detection &d, double rank, const Quad &q) {
+        for (size_t i = 0; i < ranked.size(); ++i) {
+            double apart = 0;
+            for (int k = 0; k < 4; ++k) apart = std::max(apart, double(cv::norm(ranked[i].small[k] - q[k])));
+            if (apart > kSameQuadPx) continue;
+            if (rank <= ranked[i].rank) return;
+            ranked.erase(ranked.begin() + long(i));
+            break;
+        }
+        // After those of the same rank: of equals, the first found stays first.
+        const auto at = std::find_if(ranked.begin(), ranked.end(), [&](const Ranked &r) { return r.rank < rank; });
+        ranked.insert(at, Ranked{d, rank, q});
+        if (ranked.size() > size_t(kRunnersUp + 1)) ranked.pop_back();
+    };
     auto consider = [&](const Quad &q, bool inferred) {
         if (!is_convex(q) || min_side(q) < min_side_small) return;
         if (mean_width(q) < min_width_small) return;
@@ -734,9 +763,9 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
         // Refusing such quads outright refused cut-off cards whose sides a
         // tower behind them continues.
         // (The corners can only lower the rank: a quad that cannot beat the
-        // best so far is not looked at.)
+        // last of those kept so far is not looked at.)
         double rank = support * std::sqrt(area / max_area) * (inferred ? 0.9 : 1.0);
-        if (best && rank <= best_rank) return;
+        if (ranked.size() > size_t(kRunnersUp) && rank <= ranked.back().rank) return;
         int corners_in_view = 0, corners = 0;
         for (int k = 0; k < 4; ++k) {
             if (!within_gradients(gx, q[k])) continue;
@@ -744,16 +773,13 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
             corners += corner_seen(gx, gy, q, k);
         }
         if (corners_in_view) rank *= 1 - kCornerWeight * (corners_in_view - corners) / corners_in_view;
-        if (!best || rank > best_rank) {
-            best = Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv};
-            best_rank = rank;
-        }
+        keep(Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv}, rank, q);
     };
     // The card already tracked competes on the same terms, so a re-check
     // replaces it only with something better (the enclosing card, when the
     // tracker had settled on a box printed on it).
     if (incumbent) consider(scale_quad(*incumbent, float(scale), -offset * float(scale)), false);
-    const std::optional<Detection> held = best;
+    const std::optional<Quad> held = ranked.empty() ? std::nullopt : std::optional<Quad>(ranked.front().detection.quad);
 
     cv::Mat edges, sensitive;
     std::vector<std::vector<cv::Point>> contours;
@@ -783,7 +809,7 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
     // outline), the sensitive ones when that found nothing convincing.
     const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3));
     for (int pass = 0; pass < 2; ++pass) {
-        if (pass == 1 && best && best->score > 0.85) break;
+        if (pass == 1 && !ranked.empty() && ranked.front().detection.score > 0.85) break;
         if (pass == 0) cv::Canny(gx, gy, edges, kStrictLow, kStrictHigh, false);
         cv::dilate(pass == 0 ? edges : sensitive, edges, kernel);  // close one-pixel gaps (rounded corners, noise)
         contours.clear();
@@ -794,8 +820,10 @@ std::optional<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, 
             if (auto q = quad_from_contour(c)) consider(*q, false);
         }
     }
-    if (held && best && best->quad == held->quad) best->incumbent = true;
-    return best;
+    std::vector<Detection> out;
+    for (const auto &r : ranked) out.push_back(r.detection);
+    if (held && !out.empty() && out.front().quad == *held) out.front().incumbent = true;
+    return out;
 }
 
 }  // namespace cardvision

@@ -15,6 +15,11 @@
 
 namespace cardvision {
 
+// Two quads of a search that share this much of their area (intersection
+// over union) are one object found twice: when the first does not hold,
+// neither does the second.
+static constexpr double kSameObject = 0.6;
+
 // How far the edge fit moved each side of the guess inward (at the side's
 // middle, pixels; negative: outward).
 static std::array<float, 4> pulled_in(const Quad &guess, const Quad &fit) {
@@ -79,6 +84,7 @@ void Tracker::reset() {
     frame_size_ = cv::Size();
     misses_ = 0;
     has_recent_ = false;
+    cut_best_refused_ = false;
 }
 
 std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
@@ -112,22 +118,48 @@ std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, dou
 }
 
 std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, double focal) {
-    auto d = detect_card(luma, chroma_, roi, config_.detect_long_side, focal);
-    if (d) return polish(luma, d->quad, d->pixel_error + 2.0f, focal);
+    // The best-ranked quad. A best that runs off the frame (a side guessed
+    // beyond the border) and does not hold at full size, search after
+    // search, is not the card: a box of a brick wall that the frame cuts
+    // outranked a card in full view, and nothing was found for as long as
+    // the scene stood. Then the next quad is tried, if it is another object.
+    // (Once is not enough: on a light desk, a box printed on the card was
+    // next, and was followed for good where the following frame would have
+    // found the card. One that shares most of a refused quad's area is that
+    // quad with a side moved, on the same lines. A quad in full view that
+    // does not hold is not replaced: there the next was as often a box of
+    // bricks as the card.)
+    const auto found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal);
+    const bool refused_before = cut_best_refused_;
+    cut_best_refused_ = false;
+    for (size_t i = 0; i < found.size(); ++i) {
+        const Quad &q = found[i].quad;
+        if (i > 0 && (!refused_before || !cut_best_refused_ ||
+                      std::any_of(found.begin(), found.begin() + long(i),
+                                  [&](const Detection &refused) { return overlap(refused.quad, q) >= kSameObject; })))
+            break;
+        if (auto r = polish(luma, q, found[i].pixel_error + 2.0f, focal)) {
+            cut_best_refused_ = false;  // a card found: the next search starts afresh
+            return r;
+        }
+        if (i == 0) cut_best_refused_ = beyond_frame(q, cv::Size(luma.cols, luma.rows));
+    }
+    if (!found.empty()) return std::nullopt;
     // A coarser look: a card held so near that it is out of focus has edges
     // tens of pixels wide, which read as edges only at half the size. Such
     // a card is often cut by the frame or has something in front of part
     // of a side, so its sides may be looked for further on.
-    d = detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal, nullptr, true);
-    if (!d) return std::nullopt;
-    if (auto r = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) return r;
+    const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal, nullptr, true);
+    if (coarse.empty()) return std::nullopt;
+    const Detection &d = coarse.front();
+    if (auto r = polish(luma, d.quad, d.pixel_error + 2.0f, focal)) return r;
     // Edges spread over tens of pixels have no step steep enough to fit at
     // full size: they are fitted at half size (a pixel there is the mean of
     // four, centred at 2x + 0.5), where they are half as wide.
     cv::resize(luma, half_luma_, cv::Size(luma.cols / 2, luma.rows / 2), 0, 0, cv::INTER_AREA);
     Quad guess;
-    for (int i = 0; i < 4; ++i) guess[i] = (d->quad[i] - cv::Point2f(0.5f, 0.5f)) * 0.5f;
-    auto r = polish(half_luma_, guess, d->pixel_error * 0.5f + 2.0f, focal * 0.5);
+    for (int i = 0; i < 4; ++i) guess[i] = (d.quad[i] - cv::Point2f(0.5f, 0.5f)) * 0.5f;
+    auto r = polish(half_luma_, guess, d.pixel_error * 0.5f + 2.0f, focal * 0.5);
     if (!r) return std::nullopt;
     for (auto &p : r->quad) p = p * 2.0f + cv::Point2f(0.5f, 0.5f);
     return r;
@@ -251,9 +283,10 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         // there; the neighbourhood at a finer scale cost four times more).
         const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                 std::max(size.width, size.height)));
-        if (auto d = detect_card(luma, chroma_, roi, long_side, focal, &found->quad);
-            d && !d->incumbent && replaces_on_recheck(d->quad, found->quad, back_in_view, size)) {
-            if (auto better = polish(luma, d->quad, d->pixel_error + 2.0f, focal)) {
+        // (Only the best-ranked quad may replace the card being followed.)
+        if (const auto d = detect_card(luma, chroma_, roi, long_side, focal, &found->quad);
+            !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found->quad, back_in_view, size)) {
+            if (auto better = polish(luma, d.front().quad, d.front().pixel_error + 2.0f, focal)) {
                 found = better;
                 widened_ = {};  // another quad: none of its sides was widened
                 recheck_every_ = kRecheckFrames;

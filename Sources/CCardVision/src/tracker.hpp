@@ -57,6 +57,7 @@ private:
     int recheck_every_ = kRecheckFrames;
     static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 10;
     int misses_ = 0;  // frames since the card was last found
+    bool cut_best_refused_ = false;  // the last search's best ran off the frame and did not hold (find)
     bool has_recent_ = false;  // quad_ and last_pts_ hold a card found since the last reset
     int since_recheck_ = 0;
     bool was_cut_ = false;  // the last frame's card had a corner beyond the frame
