@@ -99,13 +99,8 @@ bool corner_seen(const cv::Mat &gx, const cv::Mat &gy, const Quad &q, int k) {
 // corners in view, lost its card to a smaller quad and never reached ORTH.
 constexpr double kCornerWeight = 0.3;
 
-// How many quads besides the best the search hands back, for the caller to
-// try in turn when the best runs off the frame and does not hold at full
-// resolution (a box of a brick wall that the frame cuts outranked a card in
-// full view, which the edge fit then confirmed; Tracker::find), and how
-// near (small-image pixels) two quads' corners lie when they are one quad
-// found twice.
-constexpr int kRunnersUp = 2;
+// How near (small-image pixels) two quads' corners lie when they are one
+// quad found twice: of those, only the better ranked is kept.
 constexpr double kSameQuadPx = 4;
 
 // Fraction of a grid of places inside the quad (between 12 % and 88 % of
@@ -639,7 +634,7 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
 }  // namespace
 
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
-                                   double focal_px, const Quad *incumbent, bool reach_further) {
+                                   double focal_px, const Quad *incumbent, bool reach_further, int wanted) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < 16 || roi.height < 16) return {};
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
@@ -681,7 +676,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         // After those of the same rank: of equals, the first found stays first.
         const auto at = std::find_if(ranked.begin(), ranked.end(), [&](const Ranked &r) { return r.rank < rank; });
         ranked.insert(at, Ranked{d, rank, q});
-        if (ranked.size() > size_t(kRunnersUp + 1)) ranked.pop_back();
+        if (ranked.size() > size_t(wanted)) ranked.pop_back();
     };
     auto consider = [&](const Quad &q, bool inferred) {
         if (!is_convex(q) || min_side(q) < min_side_small) return;
@@ -765,7 +760,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         // (The corners can only lower the rank: a quad that cannot beat the
         // last of those kept so far is not looked at.)
         double rank = support * std::sqrt(area / max_area) * (inferred ? 0.9 : 1.0);
-        if (ranked.size() > size_t(kRunnersUp) && rank <= ranked.back().rank) return;
+        if (ranked.size() >= size_t(wanted) && rank <= ranked.back().rank) return;
         int corners_in_view = 0, corners = 0;
         for (int k = 0; k < 4; ++k) {
             if (!within_gradients(gx, q[k])) continue;

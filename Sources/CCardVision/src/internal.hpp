@@ -157,16 +157,17 @@ struct Detection {
     bool incumbent = false;  // the quad passed in won
 };
 // Searches roi of luma (downscaled so its long side is long_side) for the
-// most card-like quads: the best first, then up to two other quads in rank
-// order (none found: empty). An incumbent (the card being tracked) competes
-// with what is found.
+// most card-like quads: up to `wanted` different quads, best first (none
+// found: empty). An incumbent (the card being tracked) competes with what
+// is found.
 // With reach_further, a three-sided outline ("U") whose two legs both end
 // early (the frame's border across one, a cup in front of the other) may be
 // closed by a side beyond their ends, as far as a card of its base could
 // be long: for the coarse look at a near card, where a finer look found
 // nothing (elsewhere it lets a line of the background stand in for a side).
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
-                                   double focal_px, const Quad *incumbent = nullptr, bool reach_further = false);
+                                   double focal_px, const Quad *incumbent = nullptr, bool reach_further = false,
+                                   int wanted = 1);
 
 // ---- refine.cpp ---------------------------------------------------------
 struct Refinement {

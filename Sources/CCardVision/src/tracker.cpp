@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <utility>
 
 namespace cardvision {
 
@@ -19,6 +20,9 @@ namespace cardvision {
 // over union) are one object found twice: when the first does not hold,
 // neither does the second.
 static constexpr double kSameObject = 0.6;
+// How many of the search's best quads Tracker::find may try: the best and,
+// when it runs off the frame and does not hold, two more.
+static constexpr int kQuadsTried = 3;
 
 // How far the edge fit moved each side of the guess inward (at the side's
 // middle, pixels; negative: outward).
@@ -129,22 +133,25 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // quad with a side moved, on the same lines. A quad in full view that
     // does not hold is not replaced: there the next was as often a box of
     // bricks as the card.)
-    const auto found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal);
-    const bool refused_before = cut_best_refused_;
-    cut_best_refused_ = false;
-    for (size_t i = 0; i < found.size(); ++i) {
-        const Quad &q = found[i].quad;
-        if (i > 0 && (!refused_before || !cut_best_refused_ ||
-                      std::any_of(found.begin(), found.begin() + long(i),
-                                  [&](const Detection &refused) { return overlap(refused.quad, q) >= kSameObject; })))
-            break;
-        if (auto r = polish(luma, q, found[i].pixel_error + 2.0f, focal)) {
-            cut_best_refused_ = false;  // a card found: the next search starts afresh
-            return r;
+    const auto found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, nullptr, false, kQuadsTried);
+    const bool refused_before = std::exchange(cut_best_refused_, false);
+    if (!found.empty()) {
+        auto confirm = [&](const Detection &d) { return polish(luma, d.quad, d.pixel_error + 2.0f, focal); };
+        if (auto r = confirm(found[0])) return r;
+        cut_best_refused_ = beyond_frame(found[0].quad, cv::Size(luma.cols, luma.rows));
+        if (!refused_before || !cut_best_refused_) return std::nullopt;
+        for (size_t i = 1; i < found.size(); ++i) {
+            const Quad &q = found[i].quad;
+            if (std::any_of(found.begin(), found.begin() + long(i),
+                            [&](const Detection &refused) { return overlap(refused.quad, q) >= kSameObject; }))
+                break;
+            if (auto r = confirm(found[i])) {
+                cut_best_refused_ = false;  // a card found: the next search starts afresh
+                return r;
+            }
         }
-        if (i == 0) cut_best_refused_ = beyond_frame(q, cv::Size(luma.cols, luma.rows));
+        return std::nullopt;
     }
-    if (!found.empty()) return std::nullopt;
     // A coarser look: a card held so near that it is out of focus has edges
     // tens of pixels wide, which read as edges only at half the size. Such
     // a card is often cut by the frame or has something in front of part
