@@ -11,6 +11,11 @@
 // hurt. Each scene is rendered five times (fresh sensor noise) through one
 // tracker, as a card held still for a sixth of a second, and the last
 // measurement counts.
+//
+// A scene that fails becomes a test or a harness case: --describe prints
+// every value the scene was drawn with (as a test sets them, e.g.
+// HardSceneTests.cutBoxOfBricksDoesNotHideTheCard), --save writes its last
+// frame as the tracker saw it (I420) with the truth, and a picture.
 import ArgumentParser
 import CCardRender
 import CCardVision
@@ -27,8 +32,12 @@ struct SceneBench: ParsableCommand {
     @Option(help: "Frames each scene is held for; the last one counts.") var frames: Int = 5
     @Option(help: "Directory of the background photographs.") var photos: String = "samples/photos"
     @Flag(help: "Print one line per scene.") var verbose = false
-    @Option(help: ArgumentHelp("Write each scene not found exactly as DIR/scene-INDEX.ppm: the truth in green, what was found in red.",
-                               valueName: "DIR"))
+    @Flag(help: "With each scene, print the values it was drawn with (the renderer's seed is the scene's index).")
+    var describe = false
+    @Option(help: ArgumentHelp("""
+        Write each scene not found exactly as DIR/scene-INDEX.ppm (the truth in green, what was found in red), \
+        its last frame as DIR/scene-INDEX.i420 and what it shows as DIR/scene-INDEX.json.
+        """, valueName: "DIR"))
     var save: String?
 
     /// One scene and how the tracker did on it.
@@ -37,6 +46,8 @@ struct SceneBench: ParsableCommand {
         var found: Bool
         var iou: Double
         var worstCorner: Double
+        /// The scene's values, for --describe.
+        var values: [String] = []
     }
 
     func run() throws {
@@ -59,6 +70,10 @@ struct SceneBench: ParsableCommand {
                 let factors = outcome.factors.map { "\($0.0)=\($0.1)" }.joined(separator: " ")
                 print(String(format: "%5d found %d IoU %.3f worst corner %6.1f px  ", index, outcome.found ? 1 : 0,
                              outcome.iou, outcome.worstCorner) + factors)
+            }
+            if describe {
+                if !verbose { print(String(format: "%5d", index)) }
+                for line in outcome.values { print("      " + line) }
             }
             outcomes.append(outcome)
         }
@@ -172,13 +187,51 @@ struct SceneBench: ParsableCommand {
                     return (dx * dx + dy * dy).squareRoot()
                 }.max() ?? 0
             }
+            outcome.values = Self.values(of: s, hands: hands, background: background, attempt: attempt)
             if let save, outcome.iou < 0.95 {
-                try writePicture(of: &pixels, width: width, height: height, truth: corners, found: found,
-                                 to: (save as NSString).appendingPathComponent(String(format: "scene-%04d.ppm", index)))
+                let stem = (save as NSString).appendingPathComponent(String(format: "scene-%04d", index))
+                try write(Data(pixels), to: stem + ".i420")
+                let shown: [String: Any] = [
+                    "width": width, "height": height, "format": "I420",
+                    "range": s.limited_range == 1 ? "limited" : "full",
+                    "card": s.card_type == CR_CARD_2003 ? "2003" : "2018",
+                    "truth": corners.map(Double.init), "found": found.map { $0.map(Double.init) } ?? NSNull(),
+                    "values": outcome.values,
+                ]
+                try write(try JSONSerialization.data(withJSONObject: shown, options: [.prettyPrinted, .sortedKeys]),
+                          to: stem + ".json")
+                try writePicture(of: &pixels, width: width, height: height, truth: corners, found: found, to: stem + ".ppm")
             }
             return outcome
         }
         throw BenchError("scene \(index): no card fully inside the frame in 50 draws")
+    }
+
+    /// Every value a scene was drawn with, in the renderer's names, with
+    /// full precision: set on a `cr_scene` from `cr_scene_default` of the
+    /// same size, with a renderer seeded with the scene's index, they draw
+    /// the same frames.
+    static func values(of s: cr_scene, hands: [cr_hand_part], background: String, attempt: Int) -> [String] {
+        let edges = ["top", "right", "bottom", "left"]
+        var lines = [
+            "background=\(background) width=\(s.width) height=\(s.height) card_type=\(s.card_type == CR_CARD_2003 ? "2003" : "2018") draw=\(attempt)",
+            "distance_mm=\(s.distance_mm) yaw_deg=\(s.yaw_deg) pitch_deg=\(s.pitch_deg) roll_deg=\(s.roll_deg) center_x=\(s.center_x) center_y=\(s.center_y)",
+            "noise_sigma=\(s.noise_sigma) blur_sigma=\(s.blur_sigma) motion_blur_px=\(s.motion_blur_px) motion_blur_deg=\(s.motion_blur_deg) brightness=\(s.brightness) background_lift=\(s.background_lift)",
+            "shadow=\(s.shadow) shadow_angle_deg=\(s.shadow_angle_deg) shadow_x=\(s.shadow_x) shadow_y=\(s.shadow_y) glare=\(s.glare) glare_u=\(s.glare_u) glare_v=\(s.glare_v) glare_radius_mm=\(s.glare_radius_mm)",
+            "inner_frames=\(s.inner_frames) limited_range=\(s.limited_range)",
+        ]
+        for (i, h) in hands.enumerated() {
+            lines.append("hands[\(i)]: \(h.kind == CR_HAND_THUMB ? "thumb" : "palm") edge=\(edges[Int(h.edge.rawValue)]) pos=\(h.pos) width_mm=\(h.width_mm) reach_mm=\(h.reach_mm)")
+        }
+        return lines
+    }
+
+    func write(_ data: Data, to path: String) throws {
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw BenchError("\(path): cannot write (\(error.localizedDescription))")
+        }
     }
 
     func render(_ renderer: OpaquePointer, _ s: inout cr_scene, _ pixels: inout [UInt8], _ truth: inout cr_truth) -> cr_status {
@@ -218,11 +271,7 @@ struct SceneBench: ParsableCommand {
                 data.append(byte(l + 1.772 * u))
             }
         }
-        do {
-            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
-        } catch {
-            throw BenchError("\(path): cannot write (\(error.localizedDescription))")
-        }
+        try write(data, to: path)
     }
 
     /// The summary, then the share of exact finds (IoU >= 0.95) with and
