@@ -106,9 +106,16 @@ constexpr double kSameQuadPx = 4;
 // Fraction of a grid of places inside the quad (between 12 % and 88 % of
 // its width and height) on a strong gradient: print, a portrait, a chip.
 // A brick, a tile or a door panel is the right shape but empty inside.
-double inner_print(const cv::Mat &gx, const cv::Mat &gy, const Quad &q) {
+// Under a lamp's glare the card's print is washed out where the bloom is:
+// when saturated places are 30 % of the grid or more, and there is print
+// among the others, the saturated ones count as print. (A lamp's bloom
+// over half a card left 4-6 places of print in the 94-97 not saturated;
+// the card was refused, and the launch tower around it was taken. A
+// saturated blank rectangle, a lit window or a white screen, shows no
+// print at all and stays refused.)
+double inner_print(const cv::Mat &gx, const cv::Mat &gy, const cv::Mat &small, const Quad &q, int glare_level) {
     constexpr int kCols = 24, kRows = 15;
-    int hits = 0;
+    int hits = 0, washed_out = 0;
     for (int r = 0; r < kRows; ++r) {
         const float v = 0.12f + 0.76f * (r + 0.5f) / kRows;
         const cv::Point2f left = q[0] + (q[3] - q[0]) * v, right = q[1] + (q[2] - q[1]) * v;
@@ -117,8 +124,11 @@ double inner_print(const cv::Mat &gx, const cv::Mat &gy, const Quad &q) {
             const int x = cvRound(p.x), y = cvRound(p.y);
             if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
             if (std::abs(gx.at<short>(y, x)) + std::abs(gy.at<short>(y, x)) > kEdgeGradient) ++hits;
+            else if (small.at<uint8_t>(y, x) >= glare_level) ++washed_out;
         }
     }
+    const int readable = kCols * kRows - washed_out;
+    if (washed_out * 10 >= kCols * kRows * 3 && hits > 0 && hits * 100 >= 3 * readable) hits += washed_out;
     return double(hits) / (kCols * kRows);
 }
 
@@ -634,7 +644,8 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
 }  // namespace
 
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
-                                   double focal_px, const Quad *incumbent, bool reach_further, int wanted) {
+                                   double focal_px, int glare_level, const Quad *incumbent, bool reach_further,
+                                   int wanted) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < 16 || roi.height < 16) return {};
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
@@ -736,7 +747,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
             stepped += step[k] >= 0.5;
         }
         if (margins < visible - 1 || stepped < visible - 1) return;
-        if (inner_print(gx, gy, q) < 0.06) return;
+        if (inner_print(gx, gy, small, q, glare_level) < 0.06) return;
         if (unlike_surroundings(small, small_chroma, q) < 0.35) return;
         // A side counts where it has both an edge and a step across it: a
         // quad that borrowed one side from the background (the next row of

@@ -165,9 +165,12 @@ struct Detection {
 // closed by a side beyond their ends, as far as a card of its base could
 // be long: for the coarse look at a near card, where a finer look found
 // nothing (elsewhere it lets a line of the background stand in for a side).
+// glare_level is the luma at which the frame saturates (in its own range):
+// a quad whose inside is mostly that bright is a card washed out by a lamp,
+// judged by its outline rather than by the print the glare hides.
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
-                                   double focal_px, const Quad *incumbent = nullptr, bool reach_further = false,
-                                   int wanted = 1);
+                                   double focal_px, int glare_level, const Quad *incumbent = nullptr,
+                                   bool reach_further = false, int wanted = 1);
 
 // ---- refine.cpp ---------------------------------------------------------
 struct Refinement {

@@ -133,7 +133,8 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // quad with a side moved, on the same lines. A quad in full view that
     // does not hold is not replaced: there the next was as often a box of
     // bricks as the card.)
-    const auto found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, nullptr, false, kQuadsTried);
+    const auto found =
+        detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, false, kQuadsTried);
     const bool refused_before = std::exchange(cut_best_refused_, false);
     if (!found.empty()) {
         auto confirm = [&](const Detection &d) { return polish(luma, d.quad, d.pixel_error + 2.0f, focal); };
@@ -156,7 +157,8 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // tens of pixels wide, which read as edges only at half the size. Such
     // a card is often cut by the frame or has something in front of part
     // of a side, so its sides may be looked for further on.
-    const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal, nullptr, true);
+    const auto coarse =
+        detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal, glare_level_, nullptr, true);
     if (coarse.empty()) return std::nullopt;
     const Detection &d = coarse.front();
     if (auto r = polish(luma, d.quad, d.pixel_error + 2.0f, focal)) return r;
@@ -245,6 +247,11 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     out.pts_ns = pts_ns;
     cv::Mat luma = luma_of(image, luma_scratch_);
     chroma_ = chroma_of(image);
+    // glare_luma is a full-range level; limited-range luma reaches the
+    // same brightness at 16 + 219/255 of it (a saturated sensor gives 235).
+    const bool limited = image.range == HKCV_RANGE_LIMITED &&
+                         (image.format == HKCV_PIXEL_I420 || image.format == HKCV_PIXEL_NV12);
+    glare_level_ = limited ? int(std::lround(16 + config_.glare_luma * 219.0 / 255.0)) : config_.glare_luma;
     const cv::Size size(luma.cols, luma.rows);
     if (size != frame_size_) {
         lose();
@@ -291,7 +298,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                 std::max(size.width, size.height)));
         // (Only the best-ranked quad may replace the card being followed.)
-        if (const auto d = detect_card(luma, chroma_, roi, long_side, focal, &found->quad);
+        if (const auto d = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &found->quad);
             !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found->quad, back_in_view, size)) {
             if (auto better = polish(luma, d.front().quad, d.front().pixel_error + 2.0f, focal)) {
                 found = better;
@@ -404,12 +411,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     for (auto &p : q)
         if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) out.touches_border = 1;
     was_cut_ = beyond_frame(q, size);
-    // glare_luma is a full-range level; limited-range luma reaches the
-    // same brightness at 16 + 219/255 of it (a saturated sensor gives 235).
-    const bool limited = image.range == HKCV_RANGE_LIMITED &&
-                         (image.format == HKCV_PIXEL_I420 || image.format == HKCV_PIXEL_NV12);
-    const int glare_level = limited ? int(std::lround(16 + config_.glare_luma * 219.0 / 255.0)) : config_.glare_luma;
-    Photometry ph = measure_photometry(luma, q, glare_level, photometry_);
+    Photometry ph = measure_photometry(luma, q, glare_level_, photometry_);
     out.glare = ph.glare;
     last_glare_ = ph.glare;
     out.glare_blob = ph.glare_blob;

@@ -73,6 +73,7 @@ private:
     static constexpr double kFocalFit = 0.02;
     int restore_wait_ = 0;
     float last_glare_ = 0;  // the last frame's glare fraction on the card
+    int glare_level_ = 255;  // luma at which this frame saturates, in its own range (glare_luma converted)
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
     cv::Mat luma_scratch_;
