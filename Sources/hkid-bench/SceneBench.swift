@@ -187,8 +187,11 @@ struct SceneBench: ParsableCommand {
                     return (dx * dx + dy * dy).squareRoot()
                 }.max() ?? 0
             }
-            outcome.values = Self.values(of: s, hands: hands, background: background, attempt: attempt)
-            if let save, outcome.iou < 0.95 {
+            let saved = save != nil && outcome.iou < 0.95
+            if describe || saved {
+                outcome.values = Self.values(of: s, hands: hands, background: background, attempt: attempt)
+            }
+            if let save, saved {
                 let stem = (save as NSString).appendingPathComponent(String(format: "scene-%04d", index))
                 try write(Data(pixels), to: stem + ".i420")
                 let shown: [String: Any] = [
