@@ -472,6 +472,55 @@ struct HardSceneTests {
         #expect(iou >= 0.95)
     }
 
+    /// A card where the lines along two sides that leave one of its sides
+    /// both end early, a third or more short of the side opposite: a thumb and palm
+    /// over one short side on a light brick wall, where the card's edge
+    /// fades (scene 128 of `hkid-bench scenes`); a thumb over the bottom on
+    /// a lifted photograph (scene 6); a thumb over one short side on dark
+    /// brick, the top being two traces of its edge (scene 481). The far
+    /// side is a line of its own, but beyond where the legs end, and there
+    /// the search looked only on its coarse look: nothing was found on any
+    /// of the five frames. Such quads are now tried once a frame has gone
+    /// by without a card (FourthSide in internal.hpp). Values copied from
+    /// `--describe` at full precision, with their seeds: these scenes sit
+    /// on an edge (scene 6 with its values rounded to four places is found
+    /// by the search before as well; 128 rounded is not found by either).
+    @Test(arguments: [
+        (128, "brick", 960, 540, 134.07871339864244, -17.213779265733066, -13.953661368808179, -3.5002632752107363,
+         365.09116776922906, 257.7814996618489, 1.2251573303286105, 1.0746796199907815, 0.6791834617522494, false,
+         [cr_hand_part(kind: CR_HAND_THUMB, edge: CR_EDGE_RIGHT, pos: 0.22642803806403533, width_mm: 21.802839422189273,
+                       reach_mm: 12.139441432599579),
+          cr_hand_part(kind: CR_HAND_PALM, edge: CR_EDGE_RIGHT, pos: 0.4338840581853711, width_mm: 39.130225957175455,
+                       reach_mm: 41.929830698664276)]),
+        (6, "astronaut", 1920, 1080, 120.71753693988185, -1.5750918441417099, 11.24901170866093, 13.993399335045446,
+         1202.6302020826502, 451.1973323602972, 1.2605581350133925, 0.8742841239572938, 0.40337280305851453, false,
+         [cr_hand_part(kind: CR_HAND_THUMB, edge: CR_EDGE_BOTTOM, pos: 0.24090670224674932, width_mm: 16.53949152104556,
+                       reach_mm: 11.286711019916062)]),
+        (481, "brick", 1920, 1080, 135.95329236269345, 20.34433813636167, 8.304187961455092, 11.353013046017178,
+         680.906945661432, 492.9406057070231, 2.6495523542494754, 0.921558512592737, 0.0, true,
+         [cr_hand_part(kind: CR_HAND_THUMB, edge: CR_EDGE_RIGHT, pos: 0.4243085602445589, width_mm: 18.93786255780923,
+                       reach_mm: 7.183901921796904)]),
+    ])
+    func oppositeSideBeyondWhereBothLegsEnd(seed: Int, photo: String, width: Int, height: Int, distance: Double,
+                                            yaw: Double, pitch: Double, roll: Double, x: Double, y: Double,
+                                            noise: Double, brightness: Double, lift: Double, limited: Bool,
+                                            hands: [cr_hand_part]) {
+        let scenes = Scenes(seed: UInt64(seed))
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, photo)
+        var s = scenes.scene(width: width, height: height)
+        s.distance_mm = distance
+        (s.yaw_deg, s.pitch_deg, s.roll_deg) = (yaw, pitch, roll)
+        (s.center_x, s.center_y) = (x, y)
+        (s.noise_sigma, s.brightness, s.background_lift) = (noise, brightness, lift)
+        s.limited_range = limited ? 1 : 0
+        for (index, hand) in hands.enumerated() { s.setHand(index, hand) }
+        let (m, frame) = measureHeld(scenes, s)
+        let iou = Self.iou(m, frame)
+        print("both legs ending early (scene \(seed)): found \(m.found) IoU \(iou)")
+        #expect(m.found == 1)
+        #expect(iou >= 0.95)
+    }
+
     /// The card of the shadow battery (benchmarks.md, "Shadows"): 230 mm
     /// from the camera, a thumb over the bottom edge 30 % along it, and a
     /// shadow taking `shadow` of the light beyond a straight edge through
@@ -686,7 +735,16 @@ struct HardSceneTests {
 
     /// A card whose face is printed over a photograph (a photographic card
     /// design), over gravel, at 640x480. Control: the drawn face in the
-    /// same scene, IoU 0.997.
+    /// same scene, IoU 0.997. Why it fails (2026-11-24): the top is traced
+    /// as two lines end to end, a pixel or two apart, which the greedy
+    /// merge leaves apart (the second piece came when the first line did
+    /// not yet reach it), so no corner pair shares it; and the right side's
+    /// line stops half way down, so no U reaches the bottom within 1.35
+    /// times its legs. A box of the photograph's launch pad wins. Joining
+    /// lines that abut in a second pass and scanning the open side as far
+    /// as a card could be long found it (IoU 0.984), but over the 1,200
+    /// scenes of `hkid-bench scenes` gained 8 and lost 9 (larger quads with
+    /// a side on gravel or brick): not kept (docs/detector.md).
     @Test(stillOpen) func photographicCardFace() {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "gravel")

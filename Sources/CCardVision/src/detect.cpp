@@ -492,7 +492,7 @@ struct ThreeSides {
 // inferred (where a line across the legs finds edge, at the legs' ends, or
 // beyond the frame's border for a card cut by it).
 void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
-                       const std::vector<int> &across_legs, const ThreeSides &u, bool reach_further,
+                       const std::vector<int> &across_legs, const ThreeSides &u, FourthSide fourth,
                        std::vector<std::pair<Quad, bool>> &out) {
     const float la = float(cv::norm(u.fa - u.ca)), lc = float(cv::norm(u.fc - u.cc));
     const float lb = float(cv::norm(u.cc - u.ca));
@@ -500,14 +500,16 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
     const cv::Point2f ua = (u.fa - u.ca) / la, uc = (u.fc - u.cc) / lc;
     const float reach = std::max(la, lc);
     // Both legs may end early (a cup in front of one side, the frame's
-    // border across the other): the fourth side may lie beyond their ends,
-    // as far as a card with this base could be long.
-    const float longest =
-        reach_further ? std::min(3.0f, std::max(1.35f, 1.15f * lb * float(kCardAspect) / reach)) : 1.35f;
+    // border across the other, a light desk where the card's edge fades):
+    // the fourth side may lie beyond their ends, as far as a card with this
+    // base could be long.
+    const float card_long = std::min(3.0f, std::max(1.35f, 1.15f * lb * float(kCardAspect) / reach));
+    const float longest = fourth == FourthSide::scanned_beyond ? card_long : 1.35f;
     // A line roughly parallel to the base that crosses both legs closes the
-    // U near their far ends; with reach_further also beyond them, where it
-    // lies between the legs (even when a line near their ends closes it:
-    // that one may be print). The two cannot both hold for one line.
+    // U near their far ends; unless only those are wanted, also beyond
+    // them, where it lies between the legs (even when a line near their
+    // ends closes it: that one may be print). The two cannot both hold for
+    // one line.
     bool closed = false;
     for (const int d : across_legs) {
         if (d == u.b || d == u.a || d == u.c) continue;
@@ -519,9 +521,9 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
             closed = true;
             continue;
         }
-        if (!reach_further) continue;
+        if (fourth == FourthSide::at_ends) continue;
         const float ta = (*xa - u.ca).dot(ua), tc = (*xc - u.cc).dot(uc);
-        if (std::min(ta, tc) < 0.35f * reach || std::max(ta, tc) > longest * reach) continue;
+        if (std::min(ta, tc) < 0.35f * reach || std::max(ta, tc) > card_long * reach) continue;
         if (ta <= 1.35f * la + 6.f && tc <= 1.35f * lc + 6.f) continue;  // not beyond the ends
         const float s0 = std::min(side.along(*xa), side.along(*xc)), s1 = std::max(side.along(*xa), side.along(*xc));
         if (std::min(s1, side.t1) - std::max(s0, side.t0) < 0.3f * (s1 - s0)) continue;
@@ -565,7 +567,7 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
 // Every U of the lines (two corners sharing a line, legs on the same side of
 // it) closed into quads.
 void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
-                        const std::vector<Corner> &corners, bool reach_further,
+                        const std::vector<Corner> &corners, FourthSide fourth,
                         std::vector<std::pair<Quad, bool>> &out) {
     // Corners grouped by the line they lie on and the end of it.
     std::vector<std::array<std::vector<std::pair<int, const Corner *>>, 2>> at(lines.size());
@@ -593,7 +595,7 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
                 const ThreeSides u{a, int(b), c, ca->at, cc->at, far_end(a, *ca), far_end(c, *cc)};
                 // Both legs on the same side of the base, pointing away from it.
                 const float sa = base.across(u.fa) - base.across(u.ca), sc = base.across(u.fc) - base.across(u.cc);
-                if (sa * sc > 0) close_three_sides(gx, gy, lines, across_legs, u, reach_further, out);
+                if (sa * sc > 0) close_three_sides(gx, gy, lines, across_legs, u, fourth, out);
             }
     }
 }
@@ -644,7 +646,7 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
 }  // namespace
 
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
-                                   double focal_px, int glare_level, const Quad *incumbent, bool reach_further,
+                                   double focal_px, int glare_level, const Quad *incumbent, FourthSide fourth,
                                    int wanted) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < 16 || roi.height < 16) return {};
@@ -808,7 +810,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         lines.resize(120);
     }
     std::vector<std::pair<Quad, bool>> hypotheses;
-    quads_from_corners(gx, gy, lines, find_corners(lines), reach_further, hypotheses);
+    quads_from_corners(gx, gy, lines, find_corners(lines), fourth, hypotheses);
     for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
 
     // Closed outlines: strict edges first (less clutter joins the card's

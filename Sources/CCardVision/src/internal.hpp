@@ -156,21 +156,28 @@ struct Detection {
     float pixel_error;  // expected corner error in full-resolution pixels
     bool incumbent = false;  // the quad passed in won
 };
+// How far past a three-sided outline ("U") its fourth side is looked for.
+// A U whose two legs both end early (the frame's border across one, a thumb
+// over the other, a light desk where the card's edge fades) has its fourth
+// side beyond their ends, as far as a card of its base could be long; but
+// there a line of the background closes a U as readily as the card's side.
+enum class FourthSide {
+    at_ends,         // near the legs' ends
+    beyond_ends,     // also a line found beyond them
+    scanned_beyond,  // also a side with no line of its own, scanned for
+                     // beyond them (the coarse look at a near card)
+};
+
 // Searches roi of luma (downscaled so its long side is long_side) for the
 // most card-like quads: up to `wanted` different quads, best first (none
 // found: empty). An incumbent (the card being tracked) competes with what
-// is found.
-// With reach_further, a three-sided outline ("U") whose two legs both end
-// early (the frame's border across one, a cup in front of the other) may be
-// closed by a side beyond their ends, as far as a card of its base could
-// be long: for the coarse look at a near card, where a finer look found
-// nothing (elsewhere it lets a line of the background stand in for a side).
-// glare_level is the luma at which the frame saturates (in its own range):
-// a quad whose inside is mostly that bright is a card washed out by a lamp,
-// judged by its outline rather than by the print the glare hides.
+// is found. glare_level is the luma at which the frame saturates (in its
+// own range): a quad whose inside is mostly that bright is a card washed
+// out by a lamp, judged by its outline rather than by the print the glare
+// hides.
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
                                    double focal_px, int glare_level, const Quad *incumbent = nullptr,
-                                   bool reach_further = false, int wanted = 1);
+                                   FourthSide fourth = FourthSide::at_ends, int wanted = 1);
 
 // ---- refine.cpp ---------------------------------------------------------
 struct Refinement {

@@ -133,8 +133,15 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // quad with a side moved, on the same lines. A quad in full view that
     // does not hold is not replaced: there the next was as often a box of
     // bricks as the card.)
+    // Quads whose fourth side is a line beyond both legs' ends are tried
+    // once a frame has gone by without a card: a card whose sides fade
+    // into a light desk or under a thumb is found a frame later, and a
+    // card the plain search finds is never traded for one closed by a
+    // line of the wall beside it (dev_genuine_2003_brick: a mortar joint
+    // along the card's left side, followed for two seconds).
+    const FourthSide fourth = misses_ > 0 ? FourthSide::beyond_ends : FourthSide::at_ends;
     const auto found =
-        detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, false, kQuadsTried);
+        detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth, kQuadsTried);
     const bool refused_before = std::exchange(cut_best_refused_, false);
     if (!found.empty()) {
         auto confirm = [&](const Detection &d) { return polish(luma, d.quad, d.pixel_error + 2.0f, focal); };
@@ -157,8 +164,8 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // tens of pixels wide, which read as edges only at half the size. Such
     // a card is often cut by the frame or has something in front of part
     // of a side, so its sides may be looked for further on.
-    const auto coarse =
-        detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal, glare_level_, nullptr, true);
+    const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal, glare_level_, nullptr,
+                                    FourthSide::scanned_beyond);
     if (coarse.empty()) return std::nullopt;
     const Detection &d = coarse.front();
     if (auto r = polish(luma, d.quad, d.pixel_error + 2.0f, focal)) return r;
