@@ -10,8 +10,9 @@ retCode is 5 is an attack), reads `spoofScore` from the session's final
 each video's score and verdict, the AUC (the probability that a random
 attack scores above a random genuine session; ties count half) and the
 decision errors at the shipped thresholds. Report mode is the default so
-that every session runs to its natural end and its score is the evidence of
-the whole video, not of the moment enforcement stopped it.
+that every session runs to its natural end: its score is the evidence of
+the whole video, or, when an interim verdict failed on the way (as enforce
+would have stopped the session there), that verdict's.
 """
 import argparse
 import glob

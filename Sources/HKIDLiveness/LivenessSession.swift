@@ -69,13 +69,14 @@ public final class LivenessSession: Sendable {
 
     /// The liveness decision of the current (or last) attempt: the one its
     /// final result carried, or, while no result has ended it (or it ended
-    /// without one, as a recording that stops mid-flow does), an interim
-    /// verdict on what has been measured so far (docs/liveness.md). `nil`
+    /// without one, as a recording that stops mid-flow does), the interim
+    /// verdict that failed under `report`, else one on what has been
+    /// measured so far (docs/liveness.md). `nil`
     /// when no frame was seen. Reading it judges the tracker's evidence, a
     /// few hundred microseconds: not for every frame.
     public var liveness: LivenessReport? {
         state.withLock { state in
-            if let decided = state.machine.evidence.liveness { return decided }
+            if let decided = state.machine.evidence.liveness ?? state.machine.interimSpoof { return decided }
             guard let evidence = state.livenessReader(), evidence.frames > 0 else { return nil }
             let configuration = state.configuration
             return LivenessReport(evidence: evidence, thresholds: configuration.livenessThresholds,

@@ -47,6 +47,10 @@ public struct LivenessStateMachine: Sendable {
     /// Frames the card was tracked on since `start`: the interim liveness
     /// verdicts come every `livenessThresholds.minimumFrames` of them.
     private var trackedFrames = 0
+    /// Under `report`, the first interim verdict that would have ended the
+    /// session under `enforce`. The session runs on, and its final result
+    /// carries this verdict: report mode records what enforce decides.
+    public private(set) var interimSpoof: LivenessReport?
 
     public init(configuration: LivenessConfiguration = LivenessConfiguration()) {
         self.configuration = configuration
@@ -92,6 +96,7 @@ public struct LivenessStateMachine: Sendable {
         awaitingValid = false
         clearSince = nil
         trackedFrames = 0
+        interimSpoof = nil
     }
 
     /// `startOverTime`: (re)starts the overtime timer from `time`.
@@ -252,14 +257,19 @@ public struct LivenessStateMachine: Sendable {
     /// The interim verdict (docs/liveness.md): every `minimumFrames`
     /// tracked frames, the checks that need no rotation may end the session
     /// before the flow completes, so a screen replay is stopped within a
-    /// second even when it never completes the flow. Only under `enforce`:
-    /// in report mode an interim verdict would change nothing.
+    /// second even when it never completes the flow. Under `report` the
+    /// first such verdict is kept for the final result instead: the
+    /// evidence of the frames after it (the whole session's median) could
+    /// otherwise pass what enforce stopped.
     private mutating func checkMaterial(at t: MediaTime, _ liveness: () -> LivenessEvidence?) -> [FlowEvent]? {
         trackedFrames += 1
         let every = configuration.livenessThresholds.minimumFrames
-        guard configuration.liveness == .enforce, every > 0, trackedFrames % every == 0 else { return nil }
+        guard interimSpoof == nil, every > 0, trackedFrames % every == 0 else { return nil }
         let report = judge(liveness, final: false)
-        return report.endsSession ? end(.spoof, at: t, report: report) : nil
+        guard report.verdict == .spoof else { return nil }
+        if report.endsSession { return end(.spoof, at: t, report: report) }
+        interimSpoof = report
+        return nil
     }
 
     /// Under `Challenge.random` the first turn must be the drawn one: a
@@ -370,8 +380,9 @@ public struct LivenessStateMachine: Sendable {
     }
 
     private mutating func end(_ code: ResultCode, at t: MediaTime, report: LivenessReport) -> [FlowEvent] {
+        let decided = interimSpoof ?? report
         stop()
-        evidence.liveness = report
+        evidence.liveness = decided
         phase = .ended(code)
         return [.result(code, at: t)]
     }

@@ -118,6 +118,49 @@ struct LivenessDecisionTests {
         #expect(!liveness.endsSession)
     }
 
+    /// A screen whose black is lifted over the first second, after which
+    /// the tracker measures something that reads like print (on
+    /// `dev_screen_2003` it follows the phone's screen, not the card on it:
+    /// 0.36 over the first 30 frames, 0.08 over the whole session).
+    /// Enforce ends the session on the 30th tracked frame; report runs on to
+    /// COMPLETE, but its final result carries that same verdict, not one on
+    /// the whole session's evidence, which would pass.
+    @Test func reportModeKeepsTheInterimVerdictEnforceWouldEndWith() throws {
+        let screen = LivenessEvidence(frames: 30, frontFrames: 30, turnedFrames: 0, opticallyVariableShift: nil,
+                                      opticallyVariableArea: nil, chroma: 28, blackLevel: 0.36, finePrint: 0.3)
+        let later = LivenessEvidence(frames: 52, frontFrames: 38, turnedFrames: 10, opticallyVariableShift: 12,
+                                     opticallyVariableArea: 0.02, chroma: 28, blackLevel: 0.08, finePrint: 0.3)
+        // The first second (30 tracked frames), then the flow.
+        let firstSecond = MeasurementScript(fps: 10).front(3.0)
+        let rest = firstSecond.continued().front(0.5).turn(.yaw, to: 30, over: 0.5).turn(.yaw, to: 0, over: 0.5)
+            .hold(0.3).turn(.yaw, to: -30, over: 0.5)
+        func run(_ mode: LivenessMode) -> (LivenessSession, [LivenessEvent]) {
+            let measured = Mutex(screen)
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            let session = LivenessSession(configuration: .english { $0.liveness = mode }, logger: logger,
+                                          stills: StandInStills(), liveness: { measured.withLock { $0 } })
+            var events = session.startDetect() + session.play(firstSecond)
+            measured.withLock { $0 = later }
+            events += session.play(rest)
+            return (session, events)
+        }
+
+        let (_, stopped) = run(.enforce)
+        #expect(summaries(stopped) == ["BEGIN@0.0", "result1@0.3", "ORTH@0.3", "result5@2.9"])
+
+        let (reported, events) = run(.report)
+        #expect(summaries(events) == ["BEGIN@0.0", "result1@0.3", "ORTH@0.3", "RESET@3.9", "LEFTDOWN@4.5",
+                                      "COMPLETE@5.2", "result0@5.2"])
+        let success = try #require(Self.results(events).last)
+        let liveness = try #require(try Self.delta(success).liveness)
+        #expect(liveness.mode == .report && liveness.verdict == .spoof && !liveness.endsSession)
+        #expect(liveness.checks.first { $0.name == "blackLevel" }?.score == 0.36)
+        #expect(liveness.checks.first { $0.name == "blackLevel" }?.verdict == .fail)
+        #expect(liveness.evidence == screen)
+        #expect(reported.liveness == liveness)
+    }
+
     @Test func genuineEvidenceCompletes() throws {
         let session = Self.session(evidence: Self.card)
         let events = session.startDetect() + session.play(FlowTests.genuine)
