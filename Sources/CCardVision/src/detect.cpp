@@ -12,6 +12,9 @@
 //     the U if there is one, else it is inferred from the U's open ends. A
 //     thumb or palm that touches the card merges it with the hand into one
 //     outline that is no quadrilateral, but it leaves three sides straight.
+//     When nothing at all is found, pieces of one line further apart than
+//     lines are merged (a thumb and a palm over one side) are joined, and
+//     the U's of the joined lines are tried.
 //
 // Every hypothesis then has to pass the card model (convex, ID-1 aspect once
 // perspective is removed, held roughly landscape, not tiny), show a strong
@@ -437,6 +440,51 @@ std::vector<EdgeLine> merge_collinear(std::vector<EdgeLine> segs, float max_gap)
     return lines;
 }
 
+// Lines joined across a gap as long as they are together, where one
+// straight line passes within 1.5 px of all four ends: a thumb and a palm
+// over a side leave its two ends further apart than lines are merged. New
+// lines only (the pieces stay); for a search that found nothing at all.
+std::vector<EdgeLine> joined_across_gaps(const std::vector<EdgeLine> &lines, float min_gap) {
+    std::vector<EdgeLine> joined;
+    const float cos_tol = std::cos(3.0f * float(kPi) / 180.f);
+    for (size_t i = 0; i < lines.size(); ++i)
+        for (size_t j = i + 1; j < lines.size(); ++j) {
+            const EdgeLine &a = lines[i], &b = lines[j];
+            if (std::abs(a.dir.dot(b.dir)) < cos_tol) continue;
+            const cv::Point2f ends[4] = {a.at(a.t0), a.at(a.t1), b.at(b.t0), b.at(b.t1)};
+            if (std::abs(a.across(ends[2])) > 4.f || std::abs(a.across(ends[3])) > 4.f) continue;
+            // The line through the two pieces, each weighing as the points along it.
+            double w = 0, mx = 0, my = 0, cxx = 0, cxy = 0, cyy = 0;
+            for (const EdgeLine *l : {&a, &b}) {
+                const cv::Point2f c = l->at(0.5f * (l->t0 + l->t1));
+                const double L = l->length(), spread = L * L / 12;
+                w += L;
+                mx += L * c.x;
+                my += L * c.y;
+                cxx += L * (double(c.x) * c.x + spread * l->dir.x * l->dir.x);
+                cxy += L * (double(c.x) * c.y + spread * l->dir.x * l->dir.y);
+                cyy += L * (double(c.y) * c.y + spread * l->dir.y * l->dir.y);
+            }
+            mx /= w;
+            my /= w;
+            const double angle = 0.5 * std::atan2(2 * (cxy / w - mx * my), (cxx / w - mx * mx) - (cyy / w - my * my));
+            EdgeLine fit;
+            fit.dir = cv::Point2f(float(std::cos(angle)), float(std::sin(angle)));
+            fit.normal = cv::Point2f(-fit.dir.y, fit.dir.x);
+            fit.origin = cv::Point2f(float(mx), float(my));
+            if (std::any_of(ends, ends + 4, [&](cv::Point2f p) { return std::abs(fit.across(p)) > 1.5f; })) continue;
+            float a0 = fit.along(ends[0]), a1 = fit.along(ends[1]), b0 = fit.along(ends[2]), b1 = fit.along(ends[3]);
+            if (a0 > a1) std::swap(a0, a1);
+            if (b0 > b1) std::swap(b0, b1);
+            const float gap = std::max(b0 - a1, a0 - b1);
+            if (gap <= min_gap || gap > (a1 - a0) + (b1 - b0)) continue;
+            fit.t0 = std::min(a0, b0);
+            fit.t1 = std::max(a1, b1);
+            joined.push_back(fit);
+        }
+    return joined;
+}
+
 // Where line i meets line j near one end of each.
 struct Corner {
     int i, j;        // lines
@@ -565,10 +613,11 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
 }
 
 // Every U of the lines (two corners sharing a line, legs on the same side of
-// it) closed into quads.
+// it) closed into quads; with first_new, only the U's with a line from there
+// on (the lines added by joining pieces, detect_card).
 void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
                         const std::vector<Corner> &corners, FourthSide fourth,
-                        std::vector<std::pair<Quad, bool>> &out) {
+                        std::vector<std::pair<Quad, bool>> &out, int first_new = 0) {
     // Corners grouped by the line they lie on and the end of it.
     std::vector<std::array<std::vector<std::pair<int, const Corner *>>, 2>> at(lines.size());
     for (const auto &c : corners) {
@@ -592,6 +641,7 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
         for (const auto &[a, ca] : at[b][0])
             for (const auto &[c, cc] : at[b][1]) {
                 if (a == c) continue;
+                if (std::max({a, int(b), c}) < first_new) continue;  // no line of those asked for
                 const ThreeSides u{a, int(b), c, ca->at, cc->at, far_end(a, *ca), far_end(c, *cc)};
                 // Both legs on the same side of the base, pointing away from it.
                 const float sa = base.across(u.fa) - base.across(u.ca), sc = base.across(u.fc) - base.across(u.cc);
@@ -691,6 +741,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         ranked.insert(at, Ranked{d, rank, q});
         if (ranked.size() > size_t(wanted)) ranked.pop_back();
     };
+    bool joining = false;  // considering the quads of lines joined across a gap
     auto consider = [&](const Quad &q, bool inferred) {
         if (!is_convex(q) || min_side(q) < min_side_small) return;
         if (mean_width(q) < min_width_small) return;
@@ -781,7 +832,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
             corners += corner_seen(gx, gy, q, k);
         }
         if (corners_in_view) rank *= 1 - kCornerWeight * (corners_in_view - corners) / corners_in_view;
-        keep(Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv}, rank, q);
+        keep(Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv, false, joining}, rank, q);
     };
     // The card already tracked competes on the same terms, so a re-check
     // replaces it only with something better (the enclosing card, when the
@@ -828,8 +879,34 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
             if (auto q = quad_from_contour(c)) consider(*q, false);
         }
     }
+    // Nothing at all: the sides may be there in pieces too far apart to
+    // have been merged (a thumb and a palm over one side of a light card).
+    if (ranked.empty() && !incumbent && fourth != FourthSide::scanned_beyond) {
+        auto joined = joined_across_gaps(lines, float(min_side_small));
+        // A card has four sides: the four longest joined lines. (A brick
+        // wall's rows of mortar join by the dozen, and every U they make
+        // cost a scan for its fourth side: the card-free video replayed at
+        // 4.4 times its decoding with all of them, 1.9 with four.)
+        constexpr size_t kJoinedKept = 4;
+        if (joined.size() > kJoinedKept) {
+            std::nth_element(joined.begin(), joined.begin() + long(kJoinedKept), joined.end(),
+                             [](const EdgeLine &a, const EdgeLine &b) { return a.length() > b.length(); });
+            joined.resize(kJoinedKept);
+        }
+        if (!joined.empty()) {
+            const int first_new = int(lines.size());
+            lines.insert(lines.end(), joined.begin(), joined.end());
+            hypotheses.clear();
+            joining = true;
+            quads_from_corners(gx, gy, lines, find_corners(lines), fourth, hypotheses, first_new);
+            for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
+        }
+    }
     std::vector<Detection> out;
-    for (const auto &r : ranked) out.push_back(r.detection);
+    for (const auto &r : ranked) {
+        out.push_back(r.detection);
+        out.back().rank = r.rank;
+    }
     if (held && !out.empty() && out.front().quad == *held) out.front().incumbent = true;
     return out;
 }

@@ -155,6 +155,8 @@ struct Detection {
     double score = 0;   // edge support 0..1
     float pixel_error;  // expected corner error in full-resolution pixels
     bool incumbent = false;  // the quad passed in won
+    bool joined = false;     // found only on lines joined across a gap (detect.cpp)
+    double rank = 0;         // the search's rank (support and size)
 };
 // How far past a three-sided outline ("U") its fourth side is looked for.
 // A U whose two legs both end early (the frame's border across one, a thumb

@@ -143,8 +143,8 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     const auto found =
         detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth, kQuadsTried);
     const bool refused_before = std::exchange(cut_best_refused_, false);
-    if (!found.empty()) {
-        auto confirm = [&](const Detection &d) { return polish(luma, d.quad, d.pixel_error + 2.0f, focal); };
+    auto confirm = [&](const Detection &d) { return polish(luma, d.quad, d.pixel_error + 2.0f, focal); };
+    if (!found.empty() && !found[0].joined) {
         if (auto r = confirm(found[0])) return r;
         cut_best_refused_ = beyond_frame(found[0].quad, cv::Size(luma.cols, luma.rows));
         if (!refused_before || !cut_best_refused_) return std::nullopt;
@@ -166,8 +166,24 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // of a side, so its sides may be looked for further on.
     const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal, glare_level_, nullptr,
                                     FourthSide::scanned_beyond);
-    if (coarse.empty()) return std::nullopt;
-    const Detection &d = coarse.front();
+    // What the finer look found only on lines joined across a gap (a thumb
+    // and a palm over one side of a light card) and the coarse look's best
+    // are tried in the order of their rank: the coarse look had taken the
+    // palm behind such a card, and the joined lines a quad 30-100 px off a
+    // card the coarse look finds exactly.
+    const Detection *joined = found.empty() ? nullptr : &found[0];
+    const Detection *near = coarse.empty() ? nullptr : &coarse[0];
+    if (joined && (!near || joined->rank >= near->rank)) {
+        if (auto r = confirm(*joined)) return r;
+        joined = nullptr;
+    }
+    if (near)
+        if (auto r = confirm_near(luma, *near, focal)) return r;
+    if (joined) return confirm(*joined);
+    return std::nullopt;
+}
+
+std::optional<Refinement> Tracker::confirm_near(const cv::Mat &luma, const Detection &d, double focal) {
     if (auto r = polish(luma, d.quad, d.pixel_error + 2.0f, focal)) return r;
     // Edges spread over tens of pixels have no step steep enough to fit at
     // full size: they are fitted at half size (a pixel there is the mean of

@@ -34,6 +34,9 @@ private:
     // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
     std::optional<Refinement> find(const cv::Mat &luma, cv::Rect roi, double focal);
+    // The coarse look's quad fitted at full size, else at half size (a near
+    // card out of focus).
+    std::optional<Refinement> confirm_near(const cv::Mat &luma, const Detection &d, double focal);
     // A tracked fit with a side pulled in from where the print's motion
     // predicted it, put back out; nullopt when nothing was pulled in (or
     // nothing could be put back).
