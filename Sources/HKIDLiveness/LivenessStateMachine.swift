@@ -50,7 +50,7 @@ public struct LivenessStateMachine: Sendable {
     /// Under `report`, the first interim verdict that would have ended the
     /// session under `enforce`. The session runs on, and its final result
     /// carries this verdict: report mode records what enforce decides.
-    public private(set) var interimSpoof: LivenessReport?
+    private(set) var interimSpoof: LivenessReport?
 
     public init(configuration: LivenessConfiguration = LivenessConfiguration()) {
         self.configuration = configuration

@@ -462,18 +462,9 @@ struct HardSceneTests {
     func cutBoxOfBricksDoesNotHideTheCard(seed: Int, width: Int, height: Int, distance: Double, yaw: Double,
                                           pitch: Double, roll: Double, x: Double, y: Double, noise: Double,
                                           blur: Double, brightness: Double, hand: cr_hand_part) {
-        let scenes = Scenes(seed: UInt64(seed))
-        scenes.usePhoto(CR_PHOTO_BACKGROUND, "brick")
-        var s = scenes.scene(width: width, height: height)
-        s.distance_mm = distance
-        (s.yaw_deg, s.pitch_deg, s.roll_deg) = (yaw, pitch, roll)
-        (s.center_x, s.center_y) = (x, y)
-        (s.noise_sigma, s.blur_sigma, s.brightness) = (noise, blur, brightness)
-        s.setHand(0, hand)
-        let (m, frame) = measureHeld(scenes, s)
-        let iou = Self.iou(m, frame)
-        print("card on brick beside a cut box (scene \(seed)): found \(m.found) IoU \(iou)")
-        #expect(m.found == 1)
+        let iou = Self.batteryScene(seed: seed, photo: "brick", width: width, height: height, distance: distance,
+                                    pose: (yaw, pitch, roll), at: (x, y), noise: noise, blur: blur,
+                                    brightness: brightness, hands: [hand])
         #expect(iou >= 0.95)
     }
 
@@ -531,15 +522,16 @@ struct HardSceneTests {
     /// A scene of `hkid-bench scenes` from the values `--describe` prints,
     /// held for five frames: the IoU of what was found (0 when nothing).
     static func batteryScene(seed: Int, photo: String, width: Int, height: Int, distance: Double,
-                             pose: (Double, Double, Double), at: (Double, Double), noise: Double, brightness: Double,
-                             lift: Double, limited: Bool, hands: [cr_hand_part]) -> Double {
+                             pose: (Double, Double, Double), at: (Double, Double), noise: Double, blur: Double = 0,
+                             brightness: Double, lift: Double = 0, limited: Bool = false,
+                             hands: [cr_hand_part]) -> Double {
         let scenes = Scenes(seed: UInt64(seed))
         scenes.usePhoto(CR_PHOTO_BACKGROUND, photo)
         var s = scenes.scene(width: width, height: height)
         s.distance_mm = distance
         (s.yaw_deg, s.pitch_deg, s.roll_deg) = pose
         (s.center_x, s.center_y) = at
-        (s.noise_sigma, s.brightness, s.background_lift) = (noise, brightness, lift)
+        (s.noise_sigma, s.blur_sigma, s.brightness, s.background_lift) = (noise, blur, brightness, lift)
         s.limited_range = limited ? 1 : 0
         for (index, hand) in hands.enumerated() { s.setHand(index, hand) }
         let (m, frame) = measureHeld(scenes, s)

@@ -453,25 +453,24 @@ std::vector<EdgeLine> joined_across_gaps(const std::vector<EdgeLine> &lines, flo
             if (std::abs(a.dir.dot(b.dir)) < cos_tol) continue;
             const cv::Point2f ends[4] = {a.at(a.t0), a.at(a.t1), b.at(b.t0), b.at(b.t1)};
             if (std::abs(a.across(ends[2])) > 4.f || std::abs(a.across(ends[3])) > 4.f) continue;
-            // The line through the two pieces, each weighing as the points along it.
-            double w = 0, mx = 0, my = 0, cxx = 0, cxy = 0, cyy = 0;
-            for (const EdgeLine *l : {&a, &b}) {
-                const cv::Point2f c = l->at(0.5f * (l->t0 + l->t1));
-                const double L = l->length(), spread = L * L / 12;
-                w += L;
-                mx += L * c.x;
-                my += L * c.y;
-                cxx += L * (double(c.x) * c.x + spread * l->dir.x * l->dir.x);
-                cxy += L * (double(c.x) * c.y + spread * l->dir.x * l->dir.y);
-                cyy += L * (double(c.y) * c.y + spread * l->dir.y * l->dir.y);
+            // The line through the two pieces, each weighing as the points
+            // along it: a piece of length L has the moments of two points
+            // L / sqrt(12) either side of its middle, each weighing L / 2.
+            cv::Point2f points[4];
+            float weights[4];
+            for (int k = 0; k < 2; ++k) {
+                const EdgeLine &l = k ? b : a;
+                const cv::Point2f middle = l.at(0.5f * (l.t0 + l.t1)), half = l.dir * (l.length() / std::sqrt(12.f));
+                points[2 * k] = middle - half;
+                points[2 * k + 1] = middle + half;
+                weights[2 * k] = weights[2 * k + 1] = 0.5f * l.length();
             }
-            mx /= w;
-            my /= w;
-            const double angle = 0.5 * std::atan2(2 * (cxy / w - mx * my), (cxx / w - mx * mx) - (cyy / w - my * my));
+            cv::Vec4f through;
+            if (!fit_line_l2(points, weights, 4, through)) continue;
             EdgeLine fit;
-            fit.dir = cv::Point2f(float(std::cos(angle)), float(std::sin(angle)));
+            fit.dir = cv::Point2f(through[0], through[1]);
             fit.normal = cv::Point2f(-fit.dir.y, fit.dir.x);
-            fit.origin = cv::Point2f(float(mx), float(my));
+            fit.origin = cv::Point2f(through[2], through[3]);
             if (std::any_of(ends, ends + 4, [&](cv::Point2f p) { return std::abs(fit.across(p)) > 1.5f; })) continue;
             float a0 = fit.along(ends[0]), a1 = fit.along(ends[1]), b0 = fit.along(ends[2]), b1 = fit.along(ends[3]);
             if (a0 > a1) std::swap(a0, a1);
@@ -492,7 +491,9 @@ struct Corner {
     cv::Point2f at;
 };
 
-std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines) {
+// The corners among the lines; with first_new, only those of a line from
+// there on (the others were found before).
+std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines, size_t first_new = 0) {
     std::vector<Corner> corners;
     const float max_cos = std::cos(50.f * float(kPi) / 180.f);  // 50..130 degrees between the lines
     auto near_end = [](const EdgeLine &l, float t, bool &end) {
@@ -510,7 +511,7 @@ std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines) {
         return true;
     };
     for (size_t i = 0; i < lines.size(); ++i)
-        for (size_t j = i + 1; j < lines.size(); ++j) {
+        for (size_t j = std::max(i + 1, first_new); j < lines.size(); ++j) {
             if (std::abs(lines[i].dir.dot(lines[j].dir)) > max_cos) continue;
             auto x = meet(lines[i], lines[j]);
             if (!x) continue;
@@ -617,7 +618,7 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
 // on (the lines added by joining pieces, detect_card).
 void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
                         const std::vector<Corner> &corners, FourthSide fourth,
-                        std::vector<std::pair<Quad, bool>> &out, int first_new = 0) {
+                        std::vector<std::pair<Quad, bool>> &out, size_t first_new = 0) {
     // Corners grouped by the line they lie on and the end of it.
     std::vector<std::array<std::vector<std::pair<int, const Corner *>>, 2>> at(lines.size());
     for (const auto &c : corners) {
@@ -641,7 +642,7 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
         for (const auto &[a, ca] : at[b][0])
             for (const auto &[c, cc] : at[b][1]) {
                 if (a == c) continue;
-                if (std::max({a, int(b), c}) < first_new) continue;  // no line of those asked for
+                if (std::max({size_t(a), b, size_t(c)}) < first_new) continue;  // no line of those asked for
                 const ThreeSides u{a, int(b), c, ca->at, cc->at, far_end(a, *ca), far_end(c, *cc)};
                 // Both legs on the same side of the base, pointing away from it.
                 const float sa = base.across(u.fa) - base.across(u.ca), sc = base.across(u.fc) - base.across(u.cc);
@@ -723,22 +724,21 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
     // corners more than kSameQuadPx of the small image from the others').
     struct Ranked {
         Detection detection;
-        double rank;
         Quad small;
     };
     std::vector<Ranked> ranked;
-    auto keep = [&](const Detection &d, double rank, const Quad &q) {
+    auto keep = [&](const Detection &d, const Quad &q) {
         for (size_t i = 0; i < ranked.size(); ++i) {
             double apart = 0;
             for (int k = 0; k < 4; ++k) apart = std::max(apart, double(cv::norm(ranked[i].small[k] - q[k])));
             if (apart > kSameQuadPx) continue;
-            if (rank <= ranked[i].rank) return;
+            if (d.rank <= ranked[i].detection.rank) return;
             ranked.erase(ranked.begin() + long(i));
             break;
         }
         // After those of the same rank: of equals, the first found stays first.
-        const auto at = std::find_if(ranked.begin(), ranked.end(), [&](const Ranked &r) { return r.rank < rank; });
-        ranked.insert(at, Ranked{d, rank, q});
+        const auto at = std::find_if(ranked.begin(), ranked.end(), [&](const Ranked &r) { return r.detection.rank < d.rank; });
+        ranked.insert(at, Ranked{d, q});
         if (ranked.size() > size_t(wanted)) ranked.pop_back();
     };
     bool joining = false;  // considering the quads of lines joined across a gap
@@ -824,7 +824,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         // (The corners can only lower the rank: a quad that cannot beat the
         // last of those kept so far is not looked at.)
         double rank = support * std::sqrt(area / max_area) * (inferred ? 0.9 : 1.0);
-        if (ranked.size() >= size_t(wanted) && rank <= ranked.back().rank) return;
+        if (ranked.size() >= size_t(wanted) && rank <= ranked.back().detection.rank) return;
         int corners_in_view = 0, corners = 0;
         for (int k = 0; k < 4; ++k) {
             if (!within_gradients(gx, q[k])) continue;
@@ -832,7 +832,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
             corners += corner_seen(gx, gy, q, k);
         }
         if (corners_in_view) rank *= 1 - kCornerWeight * (corners_in_view - corners) / corners_in_view;
-        keep(Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv, false, joining}, rank, q);
+        keep(Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv, false, joining, rank}, q);
     };
     // The card already tracked competes on the same terms, so a re-check
     // replaces it only with something better (the enclosing card, when the
@@ -861,7 +861,8 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         lines.resize(120);
     }
     std::vector<std::pair<Quad, bool>> hypotheses;
-    quads_from_corners(gx, gy, lines, find_corners(lines), fourth, hypotheses);
+    auto corners = find_corners(lines);
+    quads_from_corners(gx, gy, lines, corners, fourth, hypotheses);
     for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
 
     // Closed outlines: strict edges first (less clutter joins the card's
@@ -894,19 +895,18 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
             joined.resize(kJoinedKept);
         }
         if (!joined.empty()) {
-            const int first_new = int(lines.size());
+            const size_t first_new = lines.size();
             lines.insert(lines.end(), joined.begin(), joined.end());
+            const auto more = find_corners(lines, first_new);  // those of the new lines
+            corners.insert(corners.end(), more.begin(), more.end());
             hypotheses.clear();
             joining = true;
-            quads_from_corners(gx, gy, lines, find_corners(lines), fourth, hypotheses, first_new);
+            quads_from_corners(gx, gy, lines, corners, fourth, hypotheses, first_new);
             for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
         }
     }
     std::vector<Detection> out;
-    for (const auto &r : ranked) {
-        out.push_back(r.detection);
-        out.back().rank = r.rank;
-    }
+    for (const auto &r : ranked) out.push_back(r.detection);
     if (held && !out.empty() && out.front().quad == *held) out.front().incumbent = true;
     return out;
 }

@@ -156,7 +156,8 @@ struct Detection {
     float pixel_error;  // expected corner error in full-resolution pixels
     bool incumbent = false;  // the quad passed in won
     bool joined = false;     // found only on lines joined across a gap (detect.cpp)
-    double rank = 0;         // the search's rank (support and size)
+    double rank = 0;         // support times size against the image searched: comparable between
+                             // searches of one region at different scales
 };
 // How far past a three-sided outline ("U") its fourth side is looked for.
 // A U whose two legs both end early (the frame's border across one, a thumb
