@@ -1,7 +1,7 @@
 // RendererOptionTests.swift — the renderer's options for harder scenes
 // (issue 12) draw what they say: limited-range levels, photographs, hands
-// over and behind every edge, bold inner boxes, a cast shadow; bad values
-// are refused.
+// over and behind every edge, bold inner boxes, a cast shadow, a low
+// bitrate's blocks; bad values are refused.
 import CCardRender
 import Foundation
 import Testing
@@ -163,6 +163,40 @@ import Testing
         #expect(status { $0.shadow = -0.1 } == CR_ERR_ARG)
         #expect(status { $0.shadow_angle_deg = .infinity } == CR_ERR_ARG)
         #expect(status { $0.shadow_soft_px = -1 } == CR_ERR_ARG)
+        #expect(status { $0.compression_quality = 101 } == CR_ERR_ARG)
+        #expect(status { $0.compression_quality = -1 } == CR_ERR_ARG)
+    }
+
+    /// A low bitrate's blocks: the frame changes only by coding (the same
+    /// scene, the same noise), and the change is made of 8x8 blocks: steps
+    /// across block boundaries exceed those inside the blocks on a plain
+    /// desk, where the uncoded frame has none. Coding twice gives the
+    /// same bytes (tests and benchmarks depend on it).
+    @Test func compressionCodesEachPlaneInBlocks() {
+        var s = Scenes(seed: 1).scene(width: 320, height: 240)
+        s.distance_mm = 900  // a small card; mostly desk
+        s.noise_sigma = 6
+        var coded = s
+        coded.compression_quality = 10
+        let raw = luma(s), a = luma(coded), b = luma(coded)
+        #expect(a.pixels == b.pixels)
+        #expect(a.pixels != raw.pixels)
+        // Mean horizontal step across block boundaries (x = 8k-1 | 8k)
+        // against inside blocks, over the top rows (desk only).
+        func steps(_ f: Frame) -> (across: Double, inside: Double) {
+            var across = 0.0, inside = 0.0, nAcross = 0.0, nInside = 0.0
+            for y in 0..<40 {
+                for x in 1..<f.width {
+                    let d = abs(Double(f.pixels[y * f.width + x]) - Double(f.pixels[y * f.width + x - 1]))
+                    if x % 8 == 0 { across += d; nAcross += 1 } else { inside += d; nInside += 1 }
+                }
+            }
+            return (across / nAcross, inside / nInside)
+        }
+        let rawSteps = steps(raw), codedSteps = steps(a)
+        print("steps across / inside blocks: raw \(rawSteps), coded \(codedSteps)")
+        #expect(rawSteps.across < 1.2 * rawSteps.inside)
+        #expect(codedSteps.across > 1.5 * codedSteps.inside)
     }
 
     /// A cast shadow takes its share of the light on its side of the edge,

@@ -155,6 +155,12 @@ typedef struct cr_scene {
     double shadow_angle_deg;    /* direction from that edge into the shadow, degrees from +x (image y down);
                                    default 0 (the right side is in shadow) */
     double shadow_soft_px;      /* width of the penumbra, pixels; default 12 */
+
+    /* ---- what a low-bitrate stream does to the frame; the default changes nothing ---- */
+    int compression_quality;    /* 0 = none; 1..100 = the output passes through JPEG at this quality
+                                   (cr_render_i420: each plane on its own, as a video encoder codes
+                                   Y, Cb and Cr; cr_render_bgr: one colour JPEG): 8x8 blocks, ringing
+                                   and smeared edges; default 0 */
 } cr_scene;
 
 void cr_scene_default(cr_scene *scene);

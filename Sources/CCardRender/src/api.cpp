@@ -45,7 +45,8 @@ static bool scene_valid(const cr_scene &s) {
            (s.ovi == 0 || s.ovi == 1) && s.material >= CR_MATERIAL_GENUINE && s.material <= CR_MATERIAL_SCREEN &&
            s.torch >= 0 && s.torch <= 1 && s.screen_bezel >= 0 && s.screen_bezel <= 0.2 && s.shadow >= 0 &&
            s.shadow <= 0.85 && finite(s.shadow_x) && finite(s.shadow_y) && finite(s.shadow_angle_deg) &&
-           s.shadow_soft_px >= 0 && s.shadow_soft_px <= 500;
+           s.shadow_soft_px >= 0 && s.shadow_soft_px <= 500 && s.compression_quality >= 0 &&
+           s.compression_quality <= 100;
 }
 
 extern "C" {
@@ -109,6 +110,7 @@ cr_status cr_render_bgr(cr_renderer *r, const cr_scene *s, uint8_t *bgr, int str
         cv::Mat frame;
         cr_status st = r->impl.render(*s, frame, truth);
         if (st != CR_OK) return st;
+        if (s->compression_quality > 0) compress(frame, s->compression_quality);
         frame.copyTo(out);
         return CR_OK;
     } catch (...) {
@@ -143,11 +145,13 @@ cr_status cr_render_i420(cr_renderer *r, const cr_scene *s, uint8_t *y, int ys, 
         cv::transform(frame, yuv, m);
         cv::Mat planes[3];
         cv::split(yuv, planes);
-        planes[0].copyTo(cv::Mat(s->height, s->width, CV_8UC1, y, size_t(ys)));
         const cv::Size half(s->width / 2, s->height / 2);
         cv::Mat ud, vd;
         cv::resize(planes[1], ud, half, 0, 0, cv::INTER_AREA);
         cv::resize(planes[2], vd, half, 0, 0, cv::INTER_AREA);
+        if (s->compression_quality > 0)
+            for (cv::Mat *plane : {&planes[0], &ud, &vd}) compress(*plane, s->compression_quality);
+        planes[0].copyTo(cv::Mat(s->height, s->width, CV_8UC1, y, size_t(ys)));
         ud.copyTo(cv::Mat(half, CV_8UC1, u, size_t(us)));
         vd.copyTo(cv::Mat(half, CV_8UC1, v, size_t(vs)));
         return CR_OK;

@@ -10,27 +10,16 @@
 #include <cstdio>
 #include <memory>
 
-#include <jpeglib.h>
+#include "jpeg_errors.hpp"
 
 namespace cardrender {
-
-namespace {
-struct ErrorManager {
-    jpeg_error_mgr base;
-    std::jmp_buf jump;
-};
-void on_error(j_common_ptr info) { std::longjmp(reinterpret_cast<ErrorManager *>(info->err)->jump, 1); }
-void on_message(j_common_ptr) {}  // warnings (e.g. extraneous bytes) are not errors here
-}  // namespace
 
 cv::Mat load_jpeg(const char *path) {
     std::unique_ptr<FILE, int (*)(FILE *)> file(std::fopen(path, "rb"), std::fclose);
     if (!file) return {};
     jpeg_decompress_struct info{};
-    ErrorManager err{};
-    info.err = jpeg_std_error(&err.base);
-    err.base.error_exit = on_error;
-    err.base.output_message = on_message;
+    JpegErrors err{};
+    info.err = err.install();
     // The pixels live behind a pointer set before setjmp: locals changed
     // between setjmp and longjmp would be indeterminate after the jump.
     const auto holder = std::make_unique<cv::Mat>();

@@ -2,7 +2,8 @@
 //
 // face (the printed card design), background (the desk), camera (the
 // pinhole model shared with the vision shim's pose), effects (glare, thumb,
-// blur, noise), scene (composition of one frame), overlay (--annotate).
+// blur, noise), compression (a low-bitrate encoder's blocks), scene
+// (composition of one frame), overlay (--annotate).
 #pragma once
 
 #include <opencv2/core.hpp>
@@ -42,6 +43,10 @@ cv::Mat draw_background(cv::Size size, uint64_t seed);
 cv::Mat load_jpeg(const char *path);
 // The photograph scaled to cover size and centre-cropped to it.
 cv::Mat cover(const cv::Mat &photo, cv::Size size);
+
+// ---- compression.cpp ----------------------------------------------------
+// The image (8-bit grey or BGR) after a JPEG round trip at quality 1..100.
+void compress(cv::Mat &image, int quality);
 
 // ---- camera.cpp ---------------------------------------------------------
 struct Camera {

@@ -102,6 +102,17 @@ bool corner_seen(const cv::Mat &gx, const cv::Mat &gy, const Quad &q, int k) {
 // corners in view, lost its card to a smaller quad and never reached ORTH.
 constexpr double kCornerWeight = 0.3;
 
+// Below this, a side separates nothing (the Bhattacharyya distance of
+// what lies along it inside and outside, unlike_surroundings): the same
+// wall on both sides of a mortar joint. Cards' sides measure 0.5-0.9.
+constexpr double kAlikeAcrossSide = 0.25;
+
+// Narrowest card (mean width over the frame's, its hidden part guessed)
+// the search takes with a side beyond the frame. The hard scene of a near
+// card cut by the frame is 0.55 wide; boxes of a brick wall closed by a
+// card's edge and running off the frame were 0.25-0.38.
+constexpr double kCutCardMinWidth = 0.4;
+
 // How near (small-image pixels) two quads' corners lie when they are one
 // quad found twice: of those, only the better ranked is kept.
 constexpr double kSameQuadPx = 4;
@@ -212,6 +223,15 @@ bool crossed_by_shadow(const MarginStrips &m) {
     return false;
 }
 
+// Unit normal of one side of a convex quad, pointing into it.
+cv::Point2f inward_normal(const Quad &q, int side) {
+    const cv::Point2f a = q[side], d = q[(side + 1) % 4] - a;
+    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
+    const float len = std::max(1.f, float(cv::norm(d)));
+    const cv::Point2f n(-d.y / len, d.x / len);
+    return (centre - a).dot(n) < 0 ? -n : n;
+}
+
 // Whether the card's own margin runs along one side: the strip just inside
 // it (4 % of the way in) keeps one grey level along most of its length. A
 // quad that joins the card's edges to a line of the background, or boxes of
@@ -261,12 +281,7 @@ bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
 double side_step(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q, int side) {
     constexpr int kSamples = 16;
     constexpr int kMinStep = 14;  // grey levels (colour differences count double)
-    const cv::Point2f a = q[side], b = q[(side + 1) % 4];
-    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
-    const cv::Point2f d = b - a;
-    const float len = std::max(1.f, float(cv::norm(d)));
-    cv::Point2f n(-d.y / len, d.x / len);
-    if ((centre - a).dot(n) < 0) n = -n;  // inward
+    const cv::Point2f a = q[side], d = q[(side + 1) % 4] - a, n = inward_normal(q, side);
     const float reach = std::max(4.f, 0.06f * float(min_side(q)));
     int steps = 0, total = 0;
     for (int i = 0; i < kSamples; ++i) {
@@ -288,46 +303,83 @@ double side_step(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
     return double(steps) / total;
 }
 
+// Coarse brightness-and-colour histogram of places in the small image,
+// and the Bhattacharyya distance between two of them (0 alike, 1 disjoint).
+class ColourHistogram {
+public:
+    ColourHistogram(const cv::Mat &small, const cv::Mat small_chroma[2]) : small_(small), chroma_(small_chroma) {}
+    // False (nothing counted) outside the image.
+    bool add(cv::Point2f p) {
+        const int x = cvRound(p.x), y = cvRound(p.y);
+        if (x < 0 || y < 0 || x >= small_.cols || y >= small_.rows) return false;
+        int b = small_.at<uint8_t>(y, x) * kYBins / 256;
+        if (!chroma_[0].empty()) {
+            // Colour differences rarely leave 128 +- 64: bins over that span.
+            const int u = std::clamp((chroma_[0].at<uint8_t>(y, x) - 64) * kCBins / 128, 0, kCBins - 1);
+            const int v = std::clamp((chroma_[1].at<uint8_t>(y, x) - 64) * kCBins / 128, 0, kCBins - 1);
+            b = (b * kCBins + u) * kCBins + v;
+        }
+        bins_[b] += 1;
+        count_ += 1;
+        return true;
+    }
+    float count() const { return count_; }
+    double distance(const ColourHistogram &other) const {
+        double bc = 0;
+        for (int i = 0; i < kBins; ++i) bc += std::sqrt(double(bins_[i]) / count_ * double(other.bins_[i]) / other.count_);
+        return std::sqrt(std::max(0.0, 1.0 - bc));
+    }
+
+private:
+    static constexpr int kYBins = 8, kCBins = 4, kBins = kYBins * kCBins * kCBins;
+    const cv::Mat &small_;
+    const cv::Mat *chroma_;
+    std::array<float, kBins> bins_{};
+    float count_ = 0;
+};
+
 // How unlike its surroundings the inside of the quad is: the Bhattacharyya
 // distance between coarse brightness-and-colour histograms of a grid of
 // places inside and of a ring of places just outside. A patch of wall or
 // table framed by its own lines looks like the wall around it; a card does
 // not, whatever its design.
 double unlike_surroundings(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q) {
-    constexpr int kYBins = 8, kCBins = 4, kBins = kYBins * kCBins * kCBins;
-    std::array<float, kBins> inside{}, outside{};
-    const bool colour = !small_chroma[0].empty();
-    auto bin = [&](cv::Point2f p, int &b) {
-        const int x = cvRound(p.x), y = cvRound(p.y);
-        if (x < 0 || y < 0 || x >= small.cols || y >= small.rows) return false;
-        b = small.at<uint8_t>(y, x) * kYBins / 256;
-        if (colour) {
-            // Colour differences rarely leave 128 +- 64: bins over that span.
-            const int u = std::clamp((small_chroma[0].at<uint8_t>(y, x) - 64) * kCBins / 128, 0, kCBins - 1);
-            const int v = std::clamp((small_chroma[1].at<uint8_t>(y, x) - 64) * kCBins / 128, 0, kCBins - 1);
-            b = (b * kCBins + u) * kCBins + v;
-        }
-        return true;
-    };
+    ColourHistogram inside(small, small_chroma), outside(small, small_chroma);
     const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
-    float n_in = 0, n_out = 0;
     constexpr int kSteps = 20;
     for (int k = 0; k < 4; ++k) {
         const cv::Point2f a = q[k], b = q[(k + 1) % 4];
         for (int i = 0; i < kSteps; ++i) {
             const cv::Point2f p = a + (b - a) * ((i + 0.5f) / kSteps);
-            int bi;
             // Rings inside (a third and two thirds of the way in) and one
             // outside (a sixth of the way out, beyond a hand's edge blur).
-            for (float t : {0.33f, 0.66f})
-                if (bin(p + (centre - p) * t, bi)) { inside[bi] += 1; n_in += 1; }
-            if (bin(p + (p - centre) * 0.18f, bi)) { outside[bi] += 1; n_out += 1; }
+            for (float t : {0.33f, 0.66f}) inside.add(p + (centre - p) * t);
+            outside.add(p + (p - centre) * 0.18f);
         }
     }
-    if (n_in < 10 || n_out < 10) return 1.0;  // nothing around it to compare: do not judge
-    double bc = 0;
-    for (int i = 0; i < kBins; ++i) bc += std::sqrt(double(inside[i]) / n_in * double(outside[i]) / n_out);
-    return std::sqrt(std::max(0.0, 1.0 - bc));
+    if (inside.count() < 10 || outside.count() < 10) return 1.0;  // nothing around it to compare: do not judge
+    return inside.distance(outside);
+}
+
+// Whether one side separates two different things: the distance between
+// the histograms of bands along it inside and outside, each band a fifth
+// of the quad's shorter side deep, sampled at four depths so that a
+// periodic background (the columns of a brick wall, a sixth of a card
+// apart) is taken in whole on both sides rather than at one phase of it.
+double unlike_across_side(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q, int side) {
+    ColourHistogram inside(small, small_chroma), outside(small, small_chroma);
+    const cv::Point2f a = q[side], d = q[(side + 1) % 4] - a, n = inward_normal(q, side);
+    const float depth = 0.2f * float(min_side(q));
+    constexpr int kSteps = 24;
+    for (int i = 0; i < kSteps; ++i) {
+        const cv::Point2f p = a + d * ((i + 0.5f) / kSteps);
+        for (float t : {0.25f, 0.5f, 0.75f, 1.0f}) {
+            inside.add(p + n * (t * depth));
+            outside.add(p - n * (t * depth));
+        }
+    }
+    if (inside.count() < 20 || outside.count() < 20) return 1.0;  // along the frame's border: not judged
+    return inside.distance(outside);
 }
 
 // The four sides of a contour that is a (rounded) quadrilateral: the hull
@@ -768,6 +820,12 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
             visible += seen[k];
         }
         if (visible < 3) return;
+        // A card the frame cuts is a near one (NEAR is for it), or one on
+        // its way out, which the tracker follows there. What the search
+        // finds cut at an arm's length is the wall beside a card: columns
+        // of bricks closed by the card's own edge, most of them beyond
+        // the frame.
+        if (visible == 3 && mean_width(fq) < kCutCardMinWidth * full.width) return;
         // A card's sides end at its corners. A quad whose sides run on
         // beyond them (mortar lines, a table's edge, a line printed across
         // the card) was put together from longer lines. Only an edge along
@@ -802,6 +860,17 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         if (margins < visible - 1 || stepped < visible - 1) return;
         if (inner_print(gx, gy, small, q, glare_level) < 0.06) return;
         if (unlike_surroundings(small, small_chroma, q) < 0.35) return;
+        // A card cut by the frame: the two sides that run to the border
+        // must each part the card from something else. Three columns of a
+        // brick wall closed by the bottom edge of the card above them are
+        // unlike their surroundings only across that edge (their sides
+        // read 0.08 and 0.17; a card's 0.5-0.9).
+        if (visible == 3) {
+            const int beyond = seen[0] ? seen[1] ? seen[2] ? 3 : 2 : 1 : 0;
+            if (unlike_across_side(small, small_chroma, q, (beyond + 1) % 4) < kAlikeAcrossSide &&
+                unlike_across_side(small, small_chroma, q, (beyond + 3) % 4) < kAlikeAcrossSide)
+                return;
+        }
         // A side counts where it has both an edge and a step across it: a
         // quad that borrowed one side from the background (the next row of
         // mortar beside the card) is bigger than the card but scores less.
@@ -823,7 +892,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         // tower behind them continues.
         // (The corners can only lower the rank: a quad that cannot beat the
         // last of those kept so far is not looked at.)
-        double rank = support * std::sqrt(area / max_area) * (inferred ? 0.9 : 1.0);
+        double rank = support * std::sqrt(area_within(q, small.size()) / max_area) * (inferred ? 0.9 : 1.0);
         if (ranked.size() >= size_t(wanted) && rank <= ranked.back().detection.rank) return;
         int corners_in_view = 0, corners = 0;
         for (int k = 0; k < 4; ++k) {

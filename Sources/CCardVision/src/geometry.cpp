@@ -210,6 +210,13 @@ double overlap(const Quad &a, const Quad &b) {
     return either > 0 ? both / either : 0;
 }
 
+double area_within(const Quad &q, cv::Size size) {
+    std::vector<cv::Point2f> pq(q.begin(), q.end()), common;
+    const std::vector<cv::Point2f> frame{{-0.5f, -0.5f}, {size.width - 0.5f, -0.5f},
+                                         {size.width - 0.5f, size.height - 0.5f}, {-0.5f, size.height - 0.5f}};
+    return cv::intersectConvexConvex(pq, frame, common, true);
+}
+
 cv::Matx33d raster_to_quad(const Quad &q, int w, int h) {
     // Raster pixel centres at integers: the card spans [-0.5, w-0.5].
     cv::Point2f src[4] = {{-0.5f, -0.5f}, {w - 0.5f, -0.5f}, {w - 0.5f, h - 0.5f}, {-0.5f, h - 0.5f}};

@@ -96,6 +96,8 @@ constexpr double kInconsistentCard = 0.05;
 bool encloses(const Quad &outer, const Quad &inner, float tolerance);
 // Intersection over union of two convex quads (0 when either is empty).
 double overlap(const Quad &a, const Quad &b);
+// Area of the part of q inside an image of that size (pixel centres at integers).
+double area_within(const Quad &q, cv::Size size);
 // Homography mapping a (w x h) rectified card raster onto the quad.
 cv::Matx33d raster_to_quad(const Quad &q, int w, int h);
 

@@ -139,14 +139,24 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // card the plain search finds is never traded for one closed by a
     // line of the wall beside it (dev_genuine_2003_brick: a mortar joint
     // along the card's left side, followed for two seconds).
+    // So is a best that the frame cuts: the card may be in full view beside
+    // it, its sides broken by a thumb or by the blocks of a low bitrate,
+    // and the quad below it a column of bricks that its bottom edge
+    // closes. A card in full view that the further look ranks first wins.
     const FourthSide fourth = misses_ > 0 ? FourthSide::beyond_ends : FourthSide::at_ends;
-    const auto found =
+    const cv::Size size(luma.cols, luma.rows);
+    auto found =
         detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth, kQuadsTried);
+    if (fourth == FourthSide::at_ends && !found.empty() && !found[0].joined && beyond_frame(found[0].quad, size)) {
+        auto further = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr,
+                                   FourthSide::beyond_ends, kQuadsTried);
+        if (!further.empty() && !beyond_frame(further[0].quad, size)) found = std::move(further);
+    }
     const bool refused_before = std::exchange(cut_best_refused_, false);
     auto confirm = [&](const Detection &d) { return polish(luma, d.quad, d.pixel_error + 2.0f, focal); };
     if (!found.empty() && !found[0].joined) {
         if (auto r = confirm(found[0])) return r;
-        cut_best_refused_ = beyond_frame(found[0].quad, cv::Size(luma.cols, luma.rows));
+        cut_best_refused_ = beyond_frame(found[0].quad, size);
         if (!refused_before || !cut_best_refused_) return std::nullopt;
         for (size_t i = 1; i < found.size(); ++i) {
             const Quad &q = found[i].quad;
