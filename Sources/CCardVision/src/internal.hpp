@@ -180,6 +180,12 @@ enum class FourthSide {
 // own range): a quad whose inside is mostly that bright is a card washed
 // out by a lamp, judged by its outline rather than by the print the glare
 // hides.
+// Fraction of places along one side of q where the luma just inside and
+// just outside differ (a side between two surfaces; a mortar line or a
+// line printed on the card has the same surface on both sides); -1 along
+// the frame's border.
+double luma_step(const cv::Mat &luma, const Quad &q, int side);
+
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
                                    double focal_px, int glare_level, const Quad *incumbent = nullptr,
                                    FourthSide fourth = FourthSide::at_ends, int wanted = 1);

@@ -42,6 +42,35 @@ static bool beyond_frame(const Quad &q, cv::Size size) {
     return false;
 }
 
+// Whether `candidate` (fitted at full size) is `tracked` with one side
+// pulled in: two adjacent corners within 1.5 % of the card's width of the
+// tracked ones, the other two inside the tracked quad, and the side they
+// moved a clearer step between two surfaces than the side it replaces. A
+// side the first search put on a line beside the card (a mortar joint in
+// line with the card's edge, read through a low bitrate's blocks) is
+// carried along by the print's motion and drifts further out, and a
+// re-check that ranks the card's own side above it may put it back. A box
+// printed inside the card is no such quad: an inset border moves all four
+// corners, the portrait frame three, and a line printed along a side has
+// card on both sides of it (a thumb over the card's edge lowers that
+// side's rank, and such a line outranked it).
+static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Quad &tracked) {
+    const float same = std::max(2.0f, 0.015f * float(mean_width(tracked)));
+    const std::vector<cv::Point2f> outline(tracked.begin(), tracked.end());
+    std::array<bool, 4> kept{};
+    for (int k = 0; k < 4; ++k) {
+        kept[k] = cv::norm(candidate[k] - tracked[k]) <= same;
+        // (Moved along a side, a corner stays on the tracked outline.)
+        if (!kept[k] && cv::pointPolygonTest(outline, candidate[k], true) < -same) return false;
+    }
+    for (int k = 0; k < 4; ++k) {
+        const int next = (k + 1) % 4;
+        if (kept[k] || kept[next] || !kept[(k + 2) % 4] || !kept[(k + 3) % 4]) continue;
+        return luma_step(luma, candidate, k) >= luma_step(luma, tracked, k) + 0.2;
+    }
+    return false;
+}
+
 // Whether a quad the re-check found may replace the tracked one. Only one
 // that encloses it: when a thumb covers a side for a moment, the tracked
 // card ranks lower than the boxes printed on it, and those must not take
@@ -72,6 +101,7 @@ void Tracker::lose() {
     restore_wait_ = 0;
     last_glare_ = 0;
     recheck_every_ = kRecheckFrames;
+    side_pulled_in_ = false;
     has_prev_quad_ = false;
     widened_ = {};
     pose_history_.clear();
@@ -191,6 +221,24 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
         if (auto r = confirm_near(luma, *near, focal)) return r;
     if (joined) return confirm(*joined);
     return std::nullopt;
+}
+
+std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect roi, int long_side, double focal,
+                                                  const std::vector<Detection> &found, const Quad &tracked) {
+    // The re-check's best, if it is not the tracked quad; else the best of
+    // a search that also closes a card beyond its legs' ends, where one
+    // side the drift left behind is short of the corner (the side that
+    // went out still runs on past it).
+    std::vector<Detection> further;
+    const Detection *best = !found.empty() && !found.front().incumbent ? &found.front() : nullptr;
+    if (!best) {
+        further = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &tracked, FourthSide::beyond_ends);
+        if (!further.empty() && !further.front().incumbent) best = &further.front();
+    }
+    if (!best) return std::nullopt;
+    auto r = polish(luma, best->quad, best->pixel_error + 2.0f, focal);
+    if (!r || !pulls_a_side_in(luma, r->quad, tracked)) return std::nullopt;
+    return r;
 }
 
 std::optional<Refinement> Tracker::confirm_near(const cv::Mat &luma, const Detection &d, double focal) {
@@ -338,11 +386,19 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
                 widened_ = {};  // another quad: none of its sides was widened
                 recheck_every_ = kRecheckFrames;
             }
+        } else if (auto pulled = side_pulled_in(luma, roi, long_side, focal, d, found->quad)) {
+            found = pulled;
+            widened_ = {};
+            recheck_every_ = kRecheckFrames;
+            side_pulled_in_ = true;
         } else {
             // Confirmed: each confirmation halves how often this card is
             // re-checked (15, 30, 60, up to 120 frames), since the search
-            // costs as much as twenty tracked frames.
-            recheck_every_ = std::min(2 * recheck_every_, 8 * kRecheckFrames);
+            // costs as much as twenty tracked frames. Not the first after a
+            // side was pulled in: that side may still be short of the
+            // card's edge, and a side that went out once drifts out again.
+            if (!std::exchange(side_pulled_in_, false))
+                recheck_every_ = std::min(2 * recheck_every_, 8 * kRecheckFrames);
         }
     }
     if (!found && (misses_ < kMissesBeforeSparseSearch || misses_ % kSparseSearchEvery == 0)) {

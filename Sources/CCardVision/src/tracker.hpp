@@ -37,6 +37,12 @@ private:
     // The coarse look's quad fitted at full size, else at half size (a near
     // card out of focus).
     std::optional<Refinement> confirm_near(const cv::Mat &luma, const Detection &d, double focal);
+    // At a re-check that keeps the tracked quad: the re-check's best (else
+    // the best of a search that also closes a card beyond its legs' ends)
+    // fitted at full size, when it is the tracked quad with one side
+    // pulled in (pulls_a_side_in); nullopt otherwise.
+    std::optional<Refinement> side_pulled_in(const cv::Mat &luma, cv::Rect roi, int long_side, double focal,
+                                             const std::vector<Detection> &found, const Quad &tracked);
     // A tracked fit with a side pulled in from where the print's motion
     // predicted it, put back out; nullopt when nothing was pulled in (or
     // nothing could be put back).
@@ -58,6 +64,7 @@ private:
     bool has_prev_quad_ = false;
     static constexpr int kRecheckFrames = 15;
     int recheck_every_ = kRecheckFrames;
+    bool side_pulled_in_ = false;  // the last re-check pulled a side in (side_pulled_in)
     static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 10;
     int misses_ = 0;  // frames since the card was last found
     bool cut_best_refused_ = false;  // the last search's best ran off the frame and did not hold (find)
