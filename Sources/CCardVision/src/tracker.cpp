@@ -23,6 +23,9 @@ static constexpr double kSameObject = 0.6;
 // How many of the search's best quads Tracker::find may try: the best and,
 // when it runs off the frame and does not hold, two more.
 static constexpr int kQuadsTried = 3;
+// A side is a clear step between two surfaces where at least this share
+// of the places along it differ across it (luma_step).
+static constexpr double kClearStep = 0.8;
 
 // How far the edge fit moved each side of the guess inward (at the side's
 // middle, pixels; negative: outward).
@@ -231,7 +234,14 @@ std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect 
     // went out still runs on past it).
     std::vector<Detection> further;
     const Detection *best = !found.empty() && !found.front().incumbent ? &found.front() : nullptr;
-    if (!best) {
+    // (The further search costs as much as the re-check: only when a side
+    // of the tracked quad is no clear step, as a side on a mortar joint.)
+    bool weak_side = false;
+    for (int k = 0; k < 4 && !best && !weak_side; ++k) {
+        const double step = luma_step(luma, tracked, k);
+        weak_side = step >= 0 && step < kClearStep;
+    }
+    if (!best && weak_side) {
         further = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &tracked, FourthSide::beyond_ends);
         if (!further.empty() && !further.front().incumbent) best = &further.front();
     }
