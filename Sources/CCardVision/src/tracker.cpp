@@ -53,10 +53,11 @@ static bool beyond_frame(const Quad &q, cv::Size size) {
 // line with the card's edge, read through a low bitrate's blocks) is
 // carried along by the print's motion and drifts further out, and a
 // re-check that ranks the card's own side above it may put it back. A box
-// printed inside the card is no such quad: an inset border moves all four
-// corners, the portrait frame three, and a line printed along a side has
-// card on both sides of it (a thumb over the card's edge lowers that
-// side's rank, and such a line outranked it).
+// printed inside the card is no such quad: the portrait frame or an inset
+// border moves all four corners. A band printed across the card (the 2003
+// card's header) keeps two, and a line printed along a side may outrank
+// the card's edge under a thumb; but the card's own edge is as clear a
+// step as the band's, and clearer than a line with card on both sides.
 static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Quad &tracked) {
     const float same = std::max(2.0f, 0.015f * float(mean_width(tracked)));
     const std::vector<cv::Point2f> outline(tracked.begin(), tracked.end());
