@@ -8,7 +8,9 @@
 // a shadow across the card, a near blurred card cut by the frame and the
 // bold inner frames pass with the detector of docs/detector.md and run in
 // `make test`, as do, since they came to pass, a thumb and palm on a light
-// desk and glare on limited range; the patterns still open (a photographic
+// desk, glare on limited range, columns of a wall closed by the card's
+// edge and a side pulled back in at a re-check (both in a low-bitrate
+// stream too); the patterns still open (a photographic
 // card face, a side beside a widening line of the background, a near card's
 // corner taken for a box printed on it, a shadow's edge sweeping over a card
 // on brick, a card on a light wall whose far side only a line beyond its
