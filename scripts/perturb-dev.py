@@ -115,7 +115,10 @@ def perturb(kind, name, set_dir, out_dir, rng):
         camera["fy"] *= sy
         camera["cx"], camera["cy"] = (out_w - 1) / 2, (out_h - 1) / 2
     video["file"] = name + ".mp4"
-    json.dump(truth, open(os.path.join(out_dir, name + ".gt.json"), "w"))
+    truth_path = os.path.join(out_dir, name + ".gt.json")
+    with open(truth_path + ".part", "w") as f:
+        json.dump(truth, f)
+    os.replace(truth_path + ".part", truth_path)
     return frames
 
 

@@ -251,16 +251,11 @@ struct HardSceneTests {
     @Test(arguments: [18, 0])
     func brickColumnsClosedByTheCardAreNotACutCard(quality: Int32) {
         let scenes = Scenes(seed: 1)
-        scenes.usePhoto(CR_PHOTO_BACKGROUND, "brick")
-        var s = scenes.scene()
-        s.card_type = CR_CARD_2003
-        s.distance_mm = Scenes.distance(forWidthRatio: 0.33, scene: s)
+        var s = Self.cardBeforeUprightBricks(scenes, widthRatio: 0.33, quality: quality,
+                                             hand: cr_hand_part(kind: CR_HAND_THUMB, edge: CR_EDGE_RIGHT, pos: 0.5,
+                                                                width_mm: 18, reach_mm: 12))
         s.center_x = 0.4 * Double(s.width - 1)
         s.center_y = 0.55 * Double(s.height - 1)
-        s.blur_sigma = 1
-        s.limited_range = 1
-        s.compression_quality = quality
-        s.setHand(0, cr_hand_part(kind: CR_HAND_THUMB, edge: CR_EDGE_RIGHT, pos: 0.5, width_mm: 18, reach_mm: 12))
         let (m, frame) = measureHeld(scenes, s, cardType: HKCV_CARD_2003)
         let iou = m.found == 1 ? Self.iou(m, frame) : 0
         print("card above brick columns, quality \(quality): found \(m.found) IoU \(iou)")
@@ -284,14 +279,9 @@ struct HardSceneTests {
     /// second re-check, and the session completes.
     @Test func reCheckPullsASideThatWentOutBackIn() {
         let scenes = Scenes(seed: 1)
-        scenes.usePhoto(CR_PHOTO_BACKGROUND, "brick")
-        var s = scenes.scene()
-        s.card_type = CR_CARD_2003
-        s.distance_mm = Scenes.distance(forWidthRatio: 0.31, scene: s)
-        s.blur_sigma = 1
-        s.limited_range = 1
-        s.compression_quality = 20
-        s.setHand(0, cr_hand_part(kind: CR_HAND_PALM, edge: CR_EDGE_RIGHT, pos: 0.5, width_mm: 40, reach_mm: 60))
+        var s = Self.cardBeforeUprightBricks(scenes, widthRatio: 0.31, quality: 20,
+                                             hand: cr_hand_part(kind: CR_HAND_PALM, edge: CR_EDGE_RIGHT, pos: 0.5,
+                                                                width_mm: 40, reach_mm: 60))
         let tracker = Tracker(cardType: HKCV_CARD_2003)
         var worstAfter = 1.0
         for k in 0..<90 {
@@ -305,6 +295,22 @@ struct HardSceneTests {
         }
         print("card drifting over bricks: worst IoU from frame 60 \(worstAfter)")
         #expect(worstAfter >= 0.95)
+    }
+
+    /// A 2003 card `widthRatio` of a 1280x720 frame wide before the upright
+    /// bricks of samples/photos/brick.jpg, slightly blurred, limited range,
+    /// every plane coded at JPEG `quality` (0: uncoded), one hand part.
+    static func cardBeforeUprightBricks(_ scenes: Scenes, widthRatio: Double, quality: Int32,
+                                        hand: cr_hand_part) -> cr_scene {
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "brick")
+        var s = scenes.scene()
+        s.card_type = CR_CARD_2003
+        s.distance_mm = Scenes.distance(forWidthRatio: widthRatio, scene: s)
+        s.blur_sigma = 1
+        s.limited_range = 1
+        s.compression_quality = quality
+        s.setHand(0, hand)
+        return s
     }
 
     /// The cut-off card moved back into the picture: the side that was

@@ -79,12 +79,12 @@ bool decode(const unsigned char *bytes, unsigned long size, cv::Mat &image) {
 
 void compress(cv::Mat &image, int quality) {
     CV_Assert(image.depth() == CV_8U && (image.channels() == 1 || image.channels() == 3));
-    const cv::Mat source = image.isContinuous() ? image : image.clone();
     Encoded bytes(nullptr, &std::free);
     unsigned long size = 0;
     // An image of the size and type asked for never fails to code; the
-    // caller turns an exception into CR_ERR_INTERNAL.
-    if (!encode(source, quality, bytes, size) || !decode(bytes.get(), size, image))
+    // caller turns an exception into CR_ERR_INTERNAL. (Both read and write
+    // it row by row: a view into a larger image is coded in place.)
+    if (!encode(image, quality, bytes, size) || !decode(bytes.get(), size, image))
         throw std::runtime_error("JPEG round trip failed");
 }
 

@@ -829,8 +829,10 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         // its way out, which the tracker follows there. What the search
         // finds cut at an arm's length is the wall beside a card: columns
         // of bricks closed by the card's own edge, most of them beyond
-        // the frame.
-        if (visible == 3 && mean_width(fq) < kCutCardMinWidth * full.width) return;
+        // the frame. (A side beyond a re-check's neighbourhood but in the
+        // frame is no cut: that quad may be the card round a printed box.)
+        const bool cut = visible == 3 && beyond_frame(fq, full);
+        if (cut && mean_width(fq) < kCutCardMinWidth * full.width) return;
         // A card's sides end at its corners. A quad whose sides run on
         // beyond them (mortar lines, a table's edge, a line printed across
         // the card) was put together from longer lines. Only an edge along
@@ -870,8 +872,8 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         // brick wall closed by the bottom edge of the card above them are
         // unlike their surroundings only across that edge (their sides
         // read 0.18 and 0.19; a card's 0.6-1.0).
-        if (visible == 3) {
-            const int beyond = seen[0] ? seen[1] ? seen[2] ? 3 : 2 : 1 : 0;
+        if (cut) {
+            const int beyond = int(std::find(seen.begin(), seen.end(), false) - seen.begin());
             if (unlike_across_side(small, small_chroma, q, (beyond + 1) % 4) < kAlikeAcrossSide &&
                 unlike_across_side(small, small_chroma, q, (beyond + 3) % 4) < kAlikeAcrossSide)
                 return;
@@ -887,7 +889,11 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         const double aspect_error = std::abs(plane_shape(fq, full, focal_px).aspect / kCardAspect - 1);
         support *= 1 - 2 * aspect_error;
         // Rank by support times size: the card beats the portrait and the
-        // printed boxes inside it, which are as well supported. A quad with
+        // printed boxes inside it, which are as well supported. (The size
+        // the search saw: a side guessed beyond the frame, or beyond a
+        // re-check's neighbourhood, adds none; an enclosing quad guessed
+        // beyond the neighbourhood once handed a card over to a box of a
+        // brick wall, IoU 0.33.) A quad with
         // an inferred side must do better than one closed by four edges.
         // A quad put together from lines that only happen to cross (a
         // card's side run on to a line of the background, the edge of a
@@ -897,7 +903,8 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         // tower behind them continues.
         // (The corners can only lower the rank: a quad that cannot beat the
         // last of those kept so far is not looked at.)
-        double rank = support * std::sqrt(area_within(q, small.size()) / max_area) * (inferred ? 0.9 : 1.0);
+        const double shown = area_within(q, small.size());
+        double rank = support * std::sqrt(shown / max_area) * (inferred ? 0.9 : 1.0);
         if (ranked.size() >= size_t(wanted) && rank <= ranked.back().detection.rank) return;
         int corners_in_view = 0, corners = 0;
         for (int k = 0; k < 4; ++k) {

@@ -210,6 +210,12 @@ double overlap(const Quad &a, const Quad &b) {
     return either > 0 ? both / either : 0;
 }
 
+bool beyond_frame(const Quad &q, cv::Size size) {
+    for (const auto &p : q)
+        if (p.x < 0 || p.y < 0 || p.x > size.width - 1 || p.y > size.height - 1) return true;
+    return false;
+}
+
 double area_within(const Quad &q, cv::Size size) {
     std::vector<cv::Point2f> pq(q.begin(), q.end()), common;
     const std::vector<cv::Point2f> frame{{-0.5f, -0.5f}, {size.width - 0.5f, -0.5f},

@@ -96,6 +96,9 @@ constexpr double kInconsistentCard = 0.05;
 bool encloses(const Quad &outer, const Quad &inner, float tolerance);
 // Intersection over union of two convex quads (0 when either is empty).
 double overlap(const Quad &a, const Quad &b);
+// Whether a corner of q lies outside an image of that size (a card cut by
+// the frame).
+bool beyond_frame(const Quad &q, cv::Size size);
 // Area of the part of q inside an image of that size (pixel centres at integers).
 double area_within(const Quad &q, cv::Size size);
 // Homography mapping a (w x h) rectified card raster onto the quad.
@@ -173,6 +176,12 @@ enum class FourthSide {
                      // beyond them (the coarse look at a near card)
 };
 
+// Fraction of places along one side of q where the luma just inside and
+// just outside differ (a side between two surfaces; a mortar line or a
+// line printed on the card has the same surface on both sides); -1 along
+// the frame's border.
+double luma_step(const cv::Mat &luma, const Quad &q, int side);
+
 // Searches roi of luma (downscaled so its long side is long_side) for the
 // most card-like quads: up to `wanted` different quads, best first (none
 // found: empty). An incumbent (the card being tracked) competes with what
@@ -180,12 +189,6 @@ enum class FourthSide {
 // own range): a quad whose inside is mostly that bright is a card washed
 // out by a lamp, judged by its outline rather than by the print the glare
 // hides.
-// Fraction of places along one side of q where the luma just inside and
-// just outside differ (a side between two surfaces; a mortar line or a
-// line printed on the card has the same surface on both sides); -1 along
-// the frame's border.
-double luma_step(const cv::Mat &luma, const Quad &q, int side);
-
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
                                    double focal_px, int glare_level, const Quad *incumbent = nullptr,
                                    FourthSide fourth = FourthSide::at_ends, int wanted = 1);

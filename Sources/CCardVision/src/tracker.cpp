@@ -38,12 +38,6 @@ static std::array<float, 4> pulled_in(const Quad &guess, const Quad &fit) {
     return by;
 }
 
-// Whether a corner lies outside the frame (the card is cut by it).
-static bool beyond_frame(const Quad &q, cv::Size size) {
-    for (const auto &p : q)
-        if (p.x < 0 || p.y < 0 || p.x > size.width - 1 || p.y > size.height - 1) return true;
-    return false;
-}
 
 // Whether `candidate` (fitted at full size) is `tracked` with one side
 // pulled in: two adjacent corners within 1.5 % of the card's width of the
@@ -58,7 +52,8 @@ static bool beyond_frame(const Quad &q, cv::Size size) {
 // card's header) keeps two, and a line printed along a side may outrank
 // the card's edge under a thumb; but the card's own edge is as clear a
 // step as the band's, and clearer than a line with card on both sides.
-static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Quad &tracked) {
+static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Quad &tracked,
+                            const std::array<double, 4> &tracked_steps) {
     const float same = std::max(2.0f, 0.015f * float(mean_width(tracked)));
     const std::vector<cv::Point2f> outline(tracked.begin(), tracked.end());
     std::array<bool, 4> kept{};
@@ -70,7 +65,7 @@ static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Qu
     for (int k = 0; k < 4; ++k) {
         const int next = (k + 1) % 4;
         if (kept[k] || kept[next] || !kept[(k + 2) % 4] || !kept[(k + 3) % 4]) continue;
-        return luma_step(luma, candidate, k) >= luma_step(luma, tracked, k) + 0.2;
+        return luma_step(luma, candidate, k) >= tracked_steps[k] + 0.2;
     }
     return false;
 }
@@ -233,22 +228,20 @@ std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect 
     // a search that also closes a card beyond its legs' ends, where one
     // side the drift left behind is short of the corner (the side that
     // went out still runs on past it).
+    std::array<double, 4> steps;
+    for (int k = 0; k < 4; ++k) steps[k] = luma_step(luma, tracked, k);
     std::vector<Detection> further;
     const Detection *best = !found.empty() && !found.front().incumbent ? &found.front() : nullptr;
     // (The further search costs as much as the re-check: only when a side
     // of the tracked quad is no clear step, as a side on a mortar joint.)
-    bool weak_side = false;
-    for (int k = 0; k < 4 && !best && !weak_side; ++k) {
-        const double step = luma_step(luma, tracked, k);
-        weak_side = step >= 0 && step < kClearStep;
-    }
+    const bool weak_side = std::any_of(steps.begin(), steps.end(), [](double s) { return s >= 0 && s < kClearStep; });
     if (!best && weak_side) {
         further = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &tracked, FourthSide::beyond_ends);
         if (!further.empty() && !further.front().incumbent) best = &further.front();
     }
     if (!best) return std::nullopt;
     auto r = polish(luma, best->quad, best->pixel_error + 2.0f, focal);
-    if (!r || !pulls_a_side_in(luma, r->quad, tracked)) return std::nullopt;
+    if (!r || !pulls_a_side_in(luma, r->quad, tracked, steps)) return std::nullopt;
     return r;
 }
 
@@ -390,26 +383,23 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                 std::max(size.width, size.height)));
         // (Only the best-ranked quad may replace the card being followed.)
-        if (const auto d = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &found->quad);
-            !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found->quad, back_in_view, size)) {
-            if (auto better = polish(luma, d.front().quad, d.front().pixel_error + 2.0f, focal)) {
-                found = better;
-                widened_ = {};  // another quad: none of its sides was widened
-                recheck_every_ = kRecheckFrames;
-            }
-        } else if (auto pulled = side_pulled_in(luma, roi, long_side, focal, d, found->quad)) {
-            found = pulled;
-            widened_ = {};
+        const auto d = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &found->quad);
+        const bool encloses_it =
+            !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found->quad, back_in_view, size);
+        const auto better = encloses_it ? polish(luma, d.front().quad, d.front().pixel_error + 2.0f, focal)
+                                        : side_pulled_in(luma, roi, long_side, focal, d, found->quad);
+        if (better) {
+            found = better;
+            widened_ = {};  // another quad: none of its sides was widened
             recheck_every_ = kRecheckFrames;
-            side_pulled_in_ = true;
-        } else {
+            side_pulled_in_ = !encloses_it;
+        } else if (!encloses_it && !std::exchange(side_pulled_in_, false)) {
             // Confirmed: each confirmation halves how often this card is
             // re-checked (15, 30, 60, up to 120 frames), since the search
             // costs as much as twenty tracked frames. Not the first after a
             // side was pulled in: that side may still be short of the
             // card's edge, and a side that went out once drifts out again.
-            if (!std::exchange(side_pulled_in_, false))
-                recheck_every_ = std::min(2 * recheck_every_, 8 * kRecheckFrames);
+            recheck_every_ = std::min(2 * recheck_every_, 8 * kRecheckFrames);
         }
     }
     if (!found && (misses_ < kMissesBeforeSparseSearch || misses_ % kSparseSearchEvery == 0)) {
