@@ -219,13 +219,18 @@ std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) 
     // Firm when nearly all of many points agree; a glare washing out the
     // print or a hand sliding over it leaves fewer, and a looser fit.
     firm_ = count >= 2 * kMinPoints && count * 10 >= int(from_.size()) * 8;
-    const float s = float(scale_);
-    std::vector<cv::Point2f> corners(4), out(4);
-    for (int i = 0; i < 4; ++i) corners[i] = last[i] * s;
-    cv::perspectiveTransform(corners, out, H);
-    Quad q;
-    for (int i = 0; i < 4; ++i) q[i] = out[i] * (1.f / s);
-    return q;
+    moved_by_ = cv::Matx33d(H);
+    return carry(last);
+}
+
+Quad TextureFlow::carry(const Quad &q) const {
+    const double s = scale_;
+    Quad out;
+    for (int i = 0; i < 4; ++i) {
+        const cv::Vec3d p = moved_by_ * cv::Vec3d(q[i].x * s, q[i].y * s, 1);
+        out[i] = cv::Point2f(float(p[0] / (p[2] * s)), float(p[1] / (p[2] * s)));
+    }
+    return out;
 }
 
 void TextureFlow::commit(const cv::Mat &luma, const Quad &card) {

@@ -251,6 +251,9 @@ public:
     // Whether the last prediction rests on many points that nearly all
     // agree, so that it may overrule an edge fit.
     bool firm() const { return firm_; }
+    // Another quad moved as the last prediction moved the card (only after
+    // predict returned one this frame).
+    Quad carry(const Quad &q) const;
     // This frame's card: the followed points go on, new ones are picked
     // inside the card when too few are left.
     void commit(const cv::Mat &luma, const Quad &card);
@@ -273,6 +276,7 @@ private:
     std::vector<cv::Mat> prev_derived_;  // prev_ and derivatives_ interleaved, as Lucas-Kanade takes them
     cv::Rect prev_crop_, next_crop_;  // each pyramid's crop of the frame, full-size pixels
     cv::Point2f origin(const cv::Rect &crop) const;  // where a crop starts, in small-image pixels
+    cv::Matx33d moved_by_;  // the last prediction's homography, small-image pixels
     bool next_ready_ = false, firm_ = false;
     double scale_ = 1;
     // Points are kept in small-image pixels of the whole frame; the

@@ -48,6 +48,10 @@ private:
     // nothing could be put back).
     std::optional<Refinement> hold_sides_pulled_in(const cv::Mat &luma, const Quad &predicted, const Refinement &fit,
                                                    double focal);
+    // A tracked fit with a side the edges hold outside where the print
+    // carried the card (carried_), refitted there; nullopt when every side
+    // agrees (or nothing could be refitted there).
+    std::optional<Refinement> back_to_print(const cv::Mat &luma, const Refinement &fit, double focal);
     std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
                                      bool trusted_guess = false);
     // Card-shaped for this camera, and not too small to measure.
@@ -92,6 +96,11 @@ private:
     TextureFlow flow_;
     PhotometryScratch photometry_;
     RefineScratch refine_;
+    // The card's quad as the print alone has carried it (TextureFlow::carry)
+    // from where a re-check last confirmed it, and for how many frames.
+    std::optional<Quad> carried_;
+    int carried_frames_ = 0;
+    static constexpr int kCarriedFramesMax = 90;
     // The sides the search's quad had widened to the card's edge
     // (widen_to_card_edge), held there against the print inside it
     // whatever the outline's shape.
