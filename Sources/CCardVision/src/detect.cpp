@@ -962,8 +962,11 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         }
     }
     // Nothing at all: the sides may be there in pieces too far apart to
-    // have been merged (a thumb and a palm over one side of a light card).
-    if (ranked.empty() && !incumbent && fourth != FourthSide::scanned_beyond) {
+    // have been merged (a thumb and a palm over one side of a light card;
+    // in the coarse look, a near card's edge lost for a third of its length
+    // against a white cup behind it, dev_near_then_ok_2018, whose NEAR came
+    // only once its bottom was in view as well).
+    if (ranked.empty() && !incumbent) {
         auto joined = joined_across_gaps(lines, float(min_side_small));
         // A card has four sides: the four longest joined lines. (A brick
         // wall's rows of mortar join by the dozen, and every U they make
