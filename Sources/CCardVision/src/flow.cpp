@@ -239,12 +239,19 @@ void TextureFlow::commit(const cv::Mat &luma, const Quad &card) {
     // are kept in whole-frame coordinates and carry over).
     const cv::Size want = wanted_crop(luma, card);
     if (!next_ready_ || want != next_crop_.size()) build(luma, card, want);
-    // The points that followed the card go on; when too few are left, new
-    // corners of the print are picked inside the card (away from its edges,
-    // where the background and the fingers are).
-    points_ = moved_;
+    // The points that followed the card go on, those still on it: when a
+    // search put the card elsewhere (the tracker had followed a badge on a
+    // photograph behind it, then found the card beside it), the badge's
+    // points stayed still, all of them agreeing, and their homography,
+    // extrapolated to the card's corners, moved them 25-50 px a frame.
+    // When too few are left, new corners of the print are picked inside the
+    // card (away from its edges, where the background and the fingers are).
+    const float s = float(scale_);
+    const std::vector<cv::Point2f> outline{card[0] * s, card[1] * s, card[2] * s, card[3] * s};
+    points_.clear();
+    for (const auto &p : moved_)
+        if (cv::pointPolygonTest(outline, p, false) >= 0) points_.push_back(p);
     if (int(points_.size()) < kWantedPoints / 2) {
-        const float s = float(scale_);
         const cv::Point2f centre = (card[0] + card[1] + card[2] + card[3]) * 0.25f;
         cv::Point inner[4];
         for (int i = 0; i < 4; ++i) {
