@@ -985,7 +985,13 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
             corners.insert(corners.end(), more.begin(), more.end());
             hypotheses.clear();
             joining = true;
-            quads_from_corners(gx, gy, lines, corners, fourth, hypotheses, first_new);
+            // (In the coarse look only near the legs' ends: scanning beyond
+            // them for every U of a brick wall's joined mortar made the
+            // card-free video 7 % dearer, 2.03 x its decoding on a busy
+            // host against a bar of 2.0; a near card's hidden side is placed
+            // beyond the frame either way.)
+            quads_from_corners(gx, gy, lines, corners, fourth == FourthSide::scanned_beyond ? FourthSide::at_ends : fourth,
+                               hypotheses, first_new);
             for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
         }
     }
