@@ -243,7 +243,7 @@ void TextureFlow::commit(const cv::Mat &luma, const Quad &card) {
     // search put the card elsewhere (the tracker had followed a badge on a
     // photograph behind it, then found the card beside it), the badge's
     // points stayed still, all of them agreeing, and their homography,
-    // extrapolated to the card's corners, moved them 25-50 px a frame.
+    // extrapolated to the card's corners, moved those 25-50 px a frame.
     // When too few are left, new corners of the print are picked inside the
     // card (away from its edges, where the background and the fingers are).
     const float s = float(scale_);
