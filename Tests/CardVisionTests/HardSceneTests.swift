@@ -282,9 +282,10 @@ struct HardSceneTests {
         let s = Self.cardBeforeUprightBricks(scenes, widthRatio: 0.31, quality: 20,
                                              hand: cr_hand_part(kind: CR_HAND_PALM, edge: CR_EDGE_RIGHT, pos: 0.5,
                                                                 width_mm: 40, reach_mm: 60))
-        let worstAfter = Self.worstIoUDrifting(scenes, s, from: (0.4, 0.5), by: (0.0005, 0.0003),
-                                               swaying: (4, 3), after: 60)
-        print("card drifting over bricks: worst IoU from frame 60 \(worstAfter)")
+        let (lost, worstAfter, _, _) = follow(scenes, s, frames: 90, from: 60,
+                                             change: Self.drifting(from: (0.4, 0.5), by: (0.0005, 0.0003), swaying: (4, 3)))
+        print("card drifting over bricks: from frame 60 lost \(lost), worst IoU \(worstAfter)")
+        #expect(lost == 0)
         #expect(worstAfter >= 0.95)
     }
 
@@ -300,32 +301,24 @@ struct HardSceneTests {
         let s = Self.cardBeforeUprightBricks(scenes, widthRatio: 0.31, quality: 0,
                                              hand: cr_hand_part(kind: CR_HAND_NONE, edge: CR_EDGE_LEFT, pos: 0,
                                                                 width_mm: 0, reach_mm: 0))
-        let worstAfter = Self.worstIoUDrifting(scenes, s, from: (0.46, 0.5), by: (0.0007, 0),
-                                               swaying: (1, 1), after: 30)
-        print("card drifting off a mortar joint: worst IoU from frame 30 \(worstAfter)")
+        let (lost, worstAfter, _, _) = follow(scenes, s, frames: 90, from: 30,
+                                             change: Self.drifting(from: (0.46, 0.5), by: (0.0007, 0), swaying: (1, 1)))
+        print("card drifting off a mortar joint: from frame 30 lost \(lost), worst IoU \(worstAfter)")
+        #expect(lost == 0)
         #expect(worstAfter >= 0.97)
     }
 
-    /// A 2003 card tracked over 90 frames at 30 fps, its centre moving from
-    /// `from` by `by` a frame (fractions of the frame), swaying in yaw and
-    /// pitch by `swaying` degrees; the worst IoU from frame `after` on (0
-    /// for a frame without a card).
-    static func worstIoUDrifting(_ scenes: Scenes, _ scene: cr_scene, from: (x: Double, y: Double),
-                                 by: (x: Double, y: Double), swaying: (yaw: Double, pitch: Double),
-                                 after: Int) -> Double {
-        var s = scene
-        let tracker = Tracker(cardType: HKCV_CARD_2003)
-        var worst = 1.0
-        for k in 0..<90 {
+    /// A card's slow drift for `follow`: its centre moves from `from` by
+    /// `by` a frame (fractions of the frame), swaying in yaw and pitch by
+    /// `swaying` degrees.
+    static func drifting(from: (x: Double, y: Double), by: (x: Double, y: Double),
+                         swaying: (yaw: Double, pitch: Double)) -> (inout cr_scene, Int) -> Void {
+        { s, k in
             s.center_x = (from.x + by.x * Double(k)) * Double(s.width - 1)
             s.center_y = (from.y + by.y * Double(k)) * Double(s.height - 1)
             s.yaw_deg = swaying.yaw * sin(Double(k) * 0.05)
             s.pitch_deg = swaying.pitch * sin(Double(k) * 0.037)
-            let frame = scenes.render(s)
-            let m = tracker.process(frame, pts: Int64(k) * 33_333_333)
-            if k >= after { worst = min(worst, m.found == 1 ? iou(m, frame) : 0) }
         }
-        return worst
     }
 
     /// A 2003 card `widthRatio` of a 1280x720 frame wide before the upright

@@ -198,7 +198,6 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
         s.center_x = Double(s.width) * (0.5 + 0.03 * sin(t))
     }
 
-    /// When the card goes away, "not found" within 2 frames.
     /// The tracker first followed a badge on the photograph behind the
     /// card (a card-shaped box, while the light card on a white wall was
     /// not yet found), then a search found the card beside it. The print's
@@ -229,6 +228,7 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
         #expect(worstAfter >= 0.95)
     }
 
+    /// When the card goes away, "not found" within 2 frames.
     @Test func cardLeavingIsReported() {
         let scenes = Scenes(seed: 33)
         let tracker = Tracker()

@@ -223,15 +223,6 @@ bool crossed_by_shadow(const MarginStrips &m) {
     return false;
 }
 
-// Unit normal of one side of a convex quad, pointing into it.
-cv::Point2f inward_normal(const Quad &q, int side) {
-    const cv::Point2f a = q[side], d = q[(side + 1) % 4] - a;
-    const cv::Point2f centre = (q[0] + q[1] + q[2] + q[3]) * 0.25f;
-    const float len = std::max(1.f, float(cv::norm(d)));
-    const cv::Point2f n(-d.y / len, d.x / len);
-    return (centre - a).dot(n) < 0 ? -n : n;
-}
-
 // Whether the card's own margin runs along one side: the strip just inside
 // it (4 % of the way in) keeps one grey level along most of its length. A
 // quad that joins the card's edges to a line of the background, or boxes of
@@ -281,7 +272,7 @@ bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
 double side_step(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q, int side) {
     constexpr int kSamples = 16;
     constexpr int kMinStep = 14;  // grey levels (colour differences count double)
-    const cv::Point2f a = q[side], d = q[(side + 1) % 4] - a, n = inward_normal(q, side);
+    const cv::Point2f a = q[side], d = q[(side + 1) % 4] - a, n = -outward_normal(q, side);
     const float reach = std::max(4.f, 0.06f * float(min_side(q)));
     int steps = 0, total = 0;
     for (int i = 0; i < kSamples; ++i) {
@@ -308,10 +299,10 @@ double side_step(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
 class ColourHistogram {
 public:
     ColourHistogram(const cv::Mat &small, const cv::Mat small_chroma[2]) : small_(small), chroma_(small_chroma) {}
-    // False (nothing counted) outside the image.
-    bool add(cv::Point2f p) {
+    // (Nothing counted outside the image.)
+    void add(cv::Point2f p) {
         const int x = cvRound(p.x), y = cvRound(p.y);
-        if (x < 0 || y < 0 || x >= small_.cols || y >= small_.rows) return false;
+        if (x < 0 || y < 0 || x >= small_.cols || y >= small_.rows) return;
         int b = small_.at<uint8_t>(y, x) * kYBins / 256;
         if (!chroma_[0].empty()) {
             // Colour differences rarely leave 128 +- 64: bins over that span.
@@ -321,7 +312,6 @@ public:
         }
         bins_[b] += 1;
         count_ += 1;
-        return true;
     }
     float count() const { return count_; }
     double distance(const ColourHistogram &other) const {
@@ -368,7 +358,7 @@ double unlike_surroundings(const cv::Mat &small, const cv::Mat small_chroma[2], 
 // apart) is taken in whole on both sides rather than at one phase of it.
 double unlike_across_side(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q, int side) {
     ColourHistogram inside(small, small_chroma), outside(small, small_chroma);
-    const cv::Point2f a = q[side], d = q[(side + 1) % 4] - a, n = inward_normal(q, side);
+    const cv::Point2f a = q[side], d = q[(side + 1) % 4] - a, n = -outward_normal(q, side);
     const float depth = 0.2f * float(min_side(q));
     constexpr int kSteps = 24;
     for (int i = 0; i < kSteps; ++i) {

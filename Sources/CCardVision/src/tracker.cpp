@@ -38,7 +38,6 @@ static std::array<float, 4> pulled_in(const Quad &guess, const Quad &fit) {
     return by;
 }
 
-
 // Whether `candidate` (fitted at full size) is `tracked` with one side
 // pulled in: two adjacent corners within 1.5 % of the card's width of the
 // tracked ones, the other two inside the tracked quad, and the side they
@@ -95,19 +94,20 @@ static bool replaces_on_recheck(const Quad &candidate, const Quad &tracked, bool
 static constexpr float kSideOnEdge = 0.3f, kSideKept = 1.5f;
 static float print_tolerance(const Quad &q) { return 2.0f + 0.008f * float(mean_width(q)); }
 
-// How many sides of q lie further than print_tolerance outside `carried`'s
-// (out), and inside them (in).
+// Which sides of q lie further than print_tolerance outside `carried`'s,
+// and how many lie so far outside (out) and inside (in).
 struct OffPrint {
+    std::array<bool, 4> outside{};
     int out = 0, in = 0;
 };
-static OffPrint sides_off_print(const Quad &carried, const Quad &q, std::array<bool, 4> *out_sides = nullptr) {
+static OffPrint sides_off_print(const Quad &carried, const Quad &q) {
     const float tolerance = print_tolerance(carried);
     const auto by = pulled_in(carried, q);
     OffPrint off;
     for (int k = 0; k < 4; ++k) {
-        off.out += by[k] < -tolerance;
+        off.outside[k] = by[k] < -tolerance;
+        off.out += off.outside[k];
         off.in += by[k] > tolerance;
-        if (out_sides) (*out_sides)[k] = by[k] < -tolerance;
     }
     return off;
 }
@@ -339,8 +339,7 @@ std::optional<Refinement> Tracker::back_to_print(const cv::Mat &luma, const Refi
     // turn or a blur, or the fit is leaving a line the search had put a
     // side on; the fit stands.)
     if (!carried_) return std::nullopt;
-    std::array<bool, 4> out{};
-    const OffPrint off = sides_off_print(*carried_, fit.quad, &out);
+    const OffPrint off = sides_off_print(*carried_, fit.quad);
     if (off.out == 0 || off.out > 2 || off.in > 0) return std::nullopt;
     auto r = polish(luma, *carried_, print_tolerance(*carried_), focal, true);
     if (!r) return std::nullopt;
@@ -352,7 +351,7 @@ std::optional<Refinement> Tracker::back_to_print(const cv::Mat &luma, const Refi
     // 10 px off a card held by its left edge, and kept it there).
     const auto moved = pulled_in(fit.quad, r->quad);
     for (int k = 0; k < 4; ++k)
-        if (out[k] ? r->support[k] < kSideOnEdge : std::abs(moved[k]) > kSideKept) return std::nullopt;
+        if (off.outside[k] ? r->support[k] < kSideOnEdge : std::abs(moved[k]) > kSideKept) return std::nullopt;
     return r;
 }
 
