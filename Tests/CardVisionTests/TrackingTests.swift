@@ -198,6 +198,35 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
         s.center_x = Double(s.width) * (0.5 + 0.03 * sin(t))
     }
 
+    /// A still view with no card in it (a station's camera on an empty
+    /// counter, the start of a recording before the card is raised) is
+    /// searched on its first three frames, then once a second, not once in
+    /// ten frames: each search costs about as much as decoding four frames,
+    /// and the card-free development video cost 1.7-2.0 times its decoding.
+    /// A card that comes into the view changes it and is searched for, and
+    /// found, at the next tenth frame, as before.
+    @Test func stillEmptyViewIsSearchedSeldomAndACardComingIntoItIsFound() {
+        let scenes = Scenes(seed: 1402)
+        scenes.usePhoto(CR_PHOTO_BACKGROUND, "brick")
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.4, scene: s)
+        var searched: [Int] = [], found: [Int] = [], ious: [Double] = []
+        var k = 0
+        _ = follow(scenes, s, frames: 110, change: { s, frame in
+            s.card_visible = frame >= 95 ? 1 : 0  // sensor noise changes every frame meanwhile
+        }, each: { m, iou, _ in
+            if m.searched_full_frame == 1 { searched.append(k) }
+            if m.found == 1 {
+                found.append(k)
+                ious.append(iou)
+            }
+            k += 1
+        })
+        #expect(searched.filter { $0 < 95 } == [0, 1, 2, 32, 62, 92], "frames searched before the card came")
+        #expect(found.first == 100, "the card came into view at frame 95; found at \(found.first.map(String.init) ?? "none")")
+        #expect(found.count == 10 && (ious.min() ?? 0) >= 0.97, "IoU \(ious)")
+    }
+
     /// The tracker first followed a badge on the photograph behind the
     /// card (a card-shaped box, while the light card on a white wall was
     /// not yet found), then a search found the card beside it. The print's

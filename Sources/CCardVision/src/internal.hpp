@@ -3,8 +3,9 @@
 // Reading order: geometry (the card model and quad checks), detect (find a
 // card-like quad in a downscaled frame), refine (fit the four edges at full
 // resolution), pose (3D angles from the quad), smoothing, photometry (glare,
-// sharpness), still (the best front-on picture), tracker (ties them together),
-// api (the extern "C" boundary).
+// sharpness), still (the best front-on picture), view change (whether an
+// empty view changed), tracker (ties them together), api (the extern "C"
+// boundary).
 #pragma once
 
 #include <opencv2/core.hpp>
@@ -283,6 +284,24 @@ private:
     // pyramids cover crops of it.
     std::vector<cv::Point2f> points_, moved_, from_, to_, local_from_, local_to_;
     std::vector<uint8_t> status_, inliers_;
+};
+
+// ---- view_change.cpp ----------------------------------------------------
+// Whether the view changed since a frame that was searched: coarse copies of
+// the frame, compared cell by cell. While no card is in view, a still scene
+// needs no search until something comes into it.
+class ViewChange {
+public:
+    // This frame was searched (its coarse copy is kept).
+    void searched(const cv::Mat &luma);
+    // Whether this frame differs from the last one searched in a few cells
+    // by more than noise, compression and a slowly drifting camera do.
+    bool changed(const cv::Mat &luma);
+    void reset() { searched_.release(); }
+
+private:
+    void coarse(const cv::Mat &luma, cv::Mat &out);
+    cv::Mat searched_, now_;
 };
 
 // ---- pose.cpp -----------------------------------------------------------

@@ -142,6 +142,8 @@ void Tracker::reset() {
     liveness_.reset();
     frame_size_ = cv::Size();
     misses_ = 0;
+    since_search_ = 0;
+    view_change_.reset();
     has_recent_ = false;
     cut_best_refused_ = false;
 }
@@ -467,13 +469,19 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
             recheck_every_ = std::min(2 * recheck_every_, 8 * kRecheckFrames);
         }
     }
-    if (!found && (misses_ < kMissesBeforeSparseSearch || misses_ % kSparseSearchEvery == 0)) {
+    ++since_search_;
+    if (!found && (misses_ < kMissesBeforeSparseSearch || since_search_ >= kStillSceneSearchEvery ||
+                   (misses_ % kSparseSearchEvery == 0 && view_change_.changed(luma)))) {
         // The whole frame costs tens of times a tracked frame. While no card
         // has been seen for a while, one frame in kSparseSearchEvery is
-        // searched: a card that comes into view is found a few frames
-        // later, and an empty scene costs a fraction of its decoding.
+        // searched, and in a still view (nothing came into it since the
+        // last search) one in kStillSceneSearchEvery: a card that comes
+        // into view is found a few frames later, and an empty scene costs a
+        // fraction of its decoding.
         out.searched_full_frame = 1;
         found = search(luma, cv::Rect(0, 0, size.width, size.height), focal);
+        since_search_ = 0;
+        view_change_.searched(luma);
     }
     // A card does not shrink to a fraction of its width within a moment: a
     // much smaller quad inside where it just was is a box printed on it

@@ -69,8 +69,13 @@ private:
     static constexpr int kRecheckFrames = 15;
     int recheck_every_ = kRecheckFrames;
     bool side_pulled_in_ = false;  // the last re-check pulled a side in (side_pulled_in)
-    static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 10;
+    // With no card found for a few frames, one frame in kSparseSearchEvery
+    // is searched if the view changed since the last search, and one in
+    // kStillSceneSearchEvery if not.
+    static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 10, kStillSceneSearchEvery = 30;
     int misses_ = 0;  // frames since the card was last found
+    int since_search_ = 0;  // frames since the whole frame was last searched
+    ViewChange view_change_;
     bool cut_best_refused_ = false;  // the last search's best ran off the frame and did not hold (find)
     bool has_recent_ = false;  // quad_ and last_pts_ hold a card found since the last reset
     int since_recheck_ = 0;

@@ -1,0 +1,44 @@
+// view_change.cpp — whether anything came into a still view.
+//
+// With no card in view the tracker searched one frame in ten, and each
+// search of a 720p frame costs about as much as decoding four frames: an
+// empty counter in front of a station's camera, or the start of a
+// recording before the card is raised, cost nearly twice its decoding.
+// A card coming into view changes its cells of a coarse copy of the frame
+// by tens of grey levels; sensor noise, compression and a camera held on a
+// tripod or drifting in a hand change them by a few.
+#include "internal.hpp"
+
+#include <opencv2/imgproc.hpp>
+
+namespace cardvision {
+
+namespace {
+
+constexpr int kCellsAcross = 32;   // cells of 40 px at 1280x720
+constexpr int kChangedLevels = 10;  // grey levels a changed cell moves by
+constexpr int kChangedCells = 3;   // a far card (15 % of the width) covers about 15
+
+}  // namespace
+
+void ViewChange::coarse(const cv::Mat &luma, cv::Mat &out) {
+    const int across = std::min(kCellsAcross, luma.cols);
+    const int down = std::max(1, cvRound(double(luma.rows) * across / luma.cols));
+    cv::resize(luma, out, cv::Size(across, down), 0, 0, cv::INTER_AREA);
+}
+
+void ViewChange::searched(const cv::Mat &luma) { coarse(luma, searched_); }
+
+bool ViewChange::changed(const cv::Mat &luma) {
+    if (searched_.empty()) return true;
+    coarse(luma, now_);
+    if (now_.size() != searched_.size()) return true;
+    int cells = 0;
+    for (int y = 0; y < now_.rows; ++y) {
+        const uint8_t *a = now_.ptr<uint8_t>(y), *b = searched_.ptr<uint8_t>(y);
+        for (int x = 0; x < now_.cols; ++x) cells += std::abs(int(a[x]) - int(b[x])) > kChangedLevels;
+    }
+    return cells >= kChangedCells;
+}
+
+}  // namespace cardvision
