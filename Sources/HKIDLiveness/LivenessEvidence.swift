@@ -16,7 +16,8 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
     public var opticallyVariableArea: Double?
     /// 99th-percentile colour saturation of the card (levels), on frames without glare.
     public var chroma: Double?
-    /// The card's darkest print over its white (1st over 98th percentile luma), on frames without glare.
+    /// How far the card's darkest print (1st percentile luma) lies above the darkest level in view,
+    /// over the way from there to its white (98th percentile), on frames without glare.
     public var blackLevel: Double?
     /// Fine-print contrast on front-on frames.
     public var finePrint: Double?
@@ -62,9 +63,10 @@ public struct LivenessThresholds: Sendable, Hashable, Codable {
     /// A genuine card has optically variable print: some area's colour moves
     /// at least this much (levels at a white of 200) between poses.
     public var opticallyVariableShift: Double = 6
-    /// A card whose darkest print is lifted above this fraction of its white
-    /// is a screen (or a print) re-filmed.
-    public var blackLevel: Double = 0.22
+    /// A card whose darkest print is lifted above the darkest level in view
+    /// by more than this share of the way to its white is a screen (or a
+    /// print) re-filmed.
+    public var blackLevel: Double = 0.14
     /// A card with less colour saturation than this is a grey copy.
     public var chroma: Double = 6
     /// Tracked frames before the checks that need no rotation (black level,

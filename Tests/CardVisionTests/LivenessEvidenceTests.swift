@@ -29,16 +29,18 @@ enum DefaultThresholds {
             + ease(0, -25, 9) + hold(-25, 5) + ease(-25, 0, 6)
     }
 
-    /// Renders the flow with `material` (and the torch) and feeds every frame
-    /// to a fresh tracker; the evidence it gathered.
+    /// Renders the flow with `material` (and the torch, and a screen's
+    /// bezel) and feeds every frame to a fresh tracker, through a washed-out
+    /// camera if asked; the evidence it gathered.
     static func evidence(_ material: cr_material, card: cr_card_type = CR_CARD_2018, torch: Double = 0,
-                         seed: UInt64 = 13) -> hkcv_liveness {
+                         bezel: Double = 0, washedOut: Bool = false, seed: UInt64 = 13) -> hkcv_liveness {
         let scenes = Scenes(seed: seed)
         let tracker = Tracker(cardType: card == CR_CARD_2003 ? HKCV_CARD_2003 : HKCV_CARD_2018)
         var s = scenes.scene(width: 960, height: 540)
         s.card_type = card
         s.material = material
         s.torch = torch
+        s.screen_bezel = bezel
         s.distance_mm = Scenes.distance(forWidthRatio: 0.34, scene: s)
         s.roll_deg = 1.5
         var tracked = 0
@@ -47,12 +49,14 @@ enum DefaultThresholds {
             // A hand drifts a little: the card never sits on the same pixels.
             s.center_x = Double(s.width - 1) / 2 + 6 * sin(Double(index) * 0.3)
             s.center_y = Double(s.height - 1) / 2 + 4 * cos(Double(index) * 0.23)
-            let m = tracker.process(scenes.render(s), pts: Int64(index) * 33_333_333)
+            var frame = scenes.render(s)
+            if washedOut { washOut(&frame) }
+            let m = tracker.process(frame, pts: Int64(index) * 33_333_333)
             if m.found != 0 { tracked += 1 }
         }
         var l = hkcv_liveness()
         #expect(hkcv_tracker_liveness(tracker.handle, &l) == HKCV_OK)
-        #expect(tracked >= flowAngles().count - 3, "the card is tracked through the flow (\(tracked) frames)")
+        #expect(tracked >= flowAngles().count - 3, "the card is tracked through the flow (\(tracked) frames, material \(material.rawValue), washed out \(washedOut))")
         return l
     }
 
@@ -85,9 +89,23 @@ enum DefaultThresholds {
         #expect(genuine.chroma >= DefaultThresholds.chroma, "genuine passes: \(Self.describe(genuine))")
     }
 
+    /// What a cheap webcam facing a window, or a veiling glare over the
+    /// lens, does to every level: contrast 0.55 about mid-grey, plus 10
+    /// (scripts/perturb-dev.py's `flat`), colour alike.
+    static func washOut(_ frame: inout Frame) {
+        let luma = frame.width * frame.height
+        for i in frame.pixels.indices {
+            let v = Double(frame.pixels[i])
+            let washed = i < luma ? 0.55 * (v - 128) + 138 : 0.55 * (v - 128) + 128
+            frame.pixels[i] = UInt8(max(0, min(255, washed.rounded())))
+        }
+    }
+
+    /// A phone held before the camera, the recording on its screen and its
+    /// dark bezel round it: the screen's black is lifted above the bezel's.
     @Test func screenReplayHasLiftedBlack() {
         let genuine = Self.evidence(CR_MATERIAL_GENUINE)
-        let screen = Self.evidence(CR_MATERIAL_SCREEN)
+        let screen = Self.evidence(CR_MATERIAL_SCREEN, bezel: 0.05)
         #expect(screen.black_level > DefaultThresholds.blackLevel, "screen fails: \(Self.describe(screen))")
         #expect(screen.black_level > genuine.black_level + 0.15,
                 "screen \(screen.black_level) well above genuine \(genuine.black_level)")
@@ -95,6 +113,21 @@ enum DefaultThresholds {
         // black level (and the screen's other traces) must catch it, not the patch.
         #expect(screen.ovi_shift >= DefaultThresholds.opticallyVariableShift, "\(Self.describe(screen))")
         #expect(genuine.black_level <= DefaultThresholds.blackLevel, "genuine passes: \(Self.describe(genuine))")
+    }
+
+    /// A washed-out camera lifts the card's black and everything else's
+    /// alike: measured from the darkest level in view, the genuine card's
+    /// print stays black (the card's own 1st percentile over its 98th read
+    /// 0.43-0.72 on the development set's washed-out copies, and every
+    /// genuine session ended with 5). (The development set's two screens
+    /// through the same camera read 0.23 and above: docs/liveness.md.)
+    @Test func washedOutCameraDoesNotLiftTheCardsBlack() {
+        let genuine = Self.evidence(CR_MATERIAL_GENUINE)
+        let washed = Self.evidence(CR_MATERIAL_GENUINE, washedOut: true)
+        #expect(washed.black_level >= 0 && washed.black_level <= DefaultThresholds.blackLevel / 2,
+                "genuine passes: \(Self.describe(washed))")
+        #expect(abs(washed.black_level - genuine.black_level) < 0.05,
+                "as through a good camera: \(washed.black_level) against \(genuine.black_level)")
     }
 
     @Test func torchLitGenuineCardStillPasses() {

@@ -9,7 +9,7 @@ struct LivenessReportTests {
     static let thresholds = LivenessThresholds()
 
     static func evidence(frames: Int = 60, shift: Double? = 20, chroma: Double? = 30,
-                         black: Double? = 0.05) -> LivenessEvidence {
+                         black: Double? = 0.02) -> LivenessEvidence {
         LivenessEvidence(frames: frames, frontFrames: frames / 2, turnedFrames: frames / 4,
                          opticallyVariableShift: shift, opticallyVariableArea: shift.map { _ in 0.02 },
                          chroma: chroma, blackLevel: black, finePrint: 0.07)
@@ -63,8 +63,8 @@ struct LivenessReportTests {
         // A lifted black needs minimumFrames tracked frames before it may end a session...
         let tooSoon = Self.verdict(Self.evidence(frames: 29, black: 0.4), final: false)
         #expect(tooSoon.verdict == .pending && Self.check(tooSoon, "blackLevel") == .pending)
-        // The spoof score still ranks it by what it showed (0.4 / 0.22 -> 0.645).
-        #expect(tooSoon.spoofScore == 0.645)
+        // The spoof score still ranks it by what it showed (0.4 / 0.14 -> 0.741).
+        #expect(tooSoon.spoofScore == 0.741)
         // ...and then it does.
         let screen = Self.verdict(Self.evidence(frames: 30, black: 0.4), final: false)
         #expect(screen.verdict == .spoof && screen.endsSession)

@@ -189,10 +189,12 @@ typedef struct hkcv_liveness {
     float chroma;               /* 99th percentile of the card's colour saturation (Cb/Cr distance from grey),
                                    median over frames without glare (as black_level); -1 before the first
                                    such frame */
-    float black_level;          /* the card's 1st percentile luma over its 98th, median over frames without
-                                   glare (over 25 % of the card saturated, the exposure limit): print on a
-                                   card is near black, a screen's or a copy's black is lifted; -1 before the
-                                   first such frame */
+    float black_level;          /* how far the card's 1st percentile luma lies above the darkest in view
+                                   (the frame's 0.5th percentile), over the way from there to the card's
+                                   98th; median over frames without glare (over 25 % of the card saturated,
+                                   the exposure limit): print on a card is near black, a screen's or a
+                                   copy's black is lifted, a washed-out camera lifts the room's black too;
+                                   -1 before the first such frame */
     float fine_print;           /* mean absolute Laplacian of the rectified luma over its 2nd-98th percentile
                                    range, median over front-on frames: a copy or a re-filmed screen loses the
                                    finest print; -1 before the first front-on frame */

@@ -16,7 +16,10 @@
 //   out frames with glare over the exposure limit: a reflection veils both.)
 // * Black level. Print on a card is near black; a screen's black and a
 //   copier's toner on paper are lifted towards the white. Frames with glare
-//   are left out: a reflection veils a real card's black as well.
+//   are left out: a reflection veils a real card's black as well. Measured
+//   from the darkest level in view, not from zero: a camera that lifts
+//   every black (a veiling glare over the lens, a washed-out webcam) lifts
+//   the card's and the room's alike, where a screen lifts only its own.
 //
 // Levels are converted to a full-range scale with the stream's range, and
 // colour is rescaled as if the card's white were 200, so a dim room and a
@@ -48,11 +51,16 @@ int pose_bin(double yaw, double pitch) {
 
 // An 8-bit image's histogram, read for any number of percentiles.
 struct Histogram {
+    Histogram() = default;
     explicit Histogram(const cv::Mat &m) : total(long(m.total())) {
         for (int r = 0; r < m.rows; ++r) {
             const uint8_t *row = m.ptr<uint8_t>(r);
             for (int c = 0; c < m.cols; ++c) ++counts[row[c]];
         }
+    }
+    void add(int v) {
+        ++counts[v];
+        ++total;
     }
     // The p-th percentile (0..1).
     int percentile(double p) const {
@@ -65,8 +73,38 @@ struct Histogram {
         return 255;
     }
     long counts[256] = {0};
-    long total;
+    long total = 0;
 };
+
+// The darkest level in view: the 0.5th percentile of the frame's luma, one
+// pixel in 64 (a 720p frame's 14,400), on the scale of the card's levels.
+int darkest_in_view(const hkcv_image &image) {
+    constexpr int kStride = 8;
+    Histogram levels;
+    const bool colour = image.format == HKCV_PIXEL_BGR || image.format == HKCV_PIXEL_BGRA;
+    const int bytes = image.format == HKCV_PIXEL_BGRA ? 4 : 3;
+    for (int y = kStride / 2; y < image.height; y += kStride) {
+        const uint8_t *row = image.planes[0] + size_t(y) * size_t(image.strides[0]);
+        for (int x = kStride / 2; x < image.width; x += kStride) {
+            const uint8_t *p = row + x * (colour ? bytes : 1);
+            levels.add(colour ? (29 * p[0] + 150 * p[1] + 77 * p[2]) >> 8 : p[0]);  // BT.601 luma
+        }
+    }
+    const int level = levels.percentile(0.005);
+    const bool limited = !colour && image.format != HKCV_PIXEL_GRAY8 && image.range == HKCV_RANGE_LIMITED;
+    return limited ? std::clamp(int(std::lround((level - 16) * 255.0 / 219.0)), 0, 255) : level;
+}
+
+// How far the card's darkest print (dark) lies above the darkest level in
+// view (floor), as a share of the way from there to its white. With
+// something black in view it is dark / white, the ratio this check read
+// before it had a floor. (Taken in linear light, where a glare adds, it
+// separated worse: a washed-out genuine card 6 levels above the floor read
+// 0.23 against a screen's 0.29.)
+float black_above_floor(int dark, int white, int floor) {
+    if (white <= floor) return 1.f;
+    return float(std::max(0, dark - floor)) / float(white - floor);
+}
 
 float median(std::vector<float> v) {
     if (v.empty()) return -1;
@@ -133,7 +171,7 @@ void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, d
     // A reflection over the card veils its black and washes out its colour
     // too, so frames with glare say nothing about the material.
     if (glare <= kMaxGlareForMaterial) {
-        black_.push_back(p98 > 0 ? float(p1) / float(p98) : 1.f);
+        black_.push_back(black_above_floor(p1, p98, darkest_in_view(image)));
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
         cv::magnitude(cb(inside), cr(inside), saturation_);
         saturation_values_.assign(saturation_.begin<float>(), saturation_.end<float>());
