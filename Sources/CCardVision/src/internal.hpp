@@ -300,8 +300,7 @@ public:
     void reset() { searched_.release(); }
 
 private:
-    void coarse(const cv::Mat &luma, cv::Mat &out);
-    cv::Mat searched_, now_;
+    cv::Mat searched_, now_;  // coarse copies: the last frame searched, this one
 };
 
 // ---- pose.cpp -----------------------------------------------------------

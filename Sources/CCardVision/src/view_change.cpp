@@ -11,6 +11,9 @@
 
 #include <opencv2/imgproc.hpp>
 
+#include <algorithm>
+#include <cstdlib>
+
 namespace cardvision {
 
 namespace {
@@ -19,13 +22,13 @@ constexpr int kCellsAcross = 32;   // cells of 40 px at 1280x720
 constexpr int kChangedLevels = 10;  // grey levels a changed cell moves by
 constexpr int kChangedCells = 3;   // a far card (15 % of the width) covers about 15
 
-}  // namespace
-
-void ViewChange::coarse(const cv::Mat &luma, cv::Mat &out) {
+void coarse(const cv::Mat &luma, cv::Mat &out) {
     const int across = std::min(kCellsAcross, luma.cols);
     const int down = std::max(1, cvRound(double(luma.rows) * across / luma.cols));
     cv::resize(luma, out, cv::Size(across, down), 0, 0, cv::INTER_AREA);
 }
+
+}  // namespace
 
 void ViewChange::searched(const cv::Mat &luma) { coarse(luma, searched_); }
 
