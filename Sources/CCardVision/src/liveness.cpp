@@ -77,21 +77,16 @@ struct Histogram {
 };
 
 // The darkest level in view: the 0.5th percentile of the frame's luma, one
-// pixel in 64 (a 720p frame's 14,400), on the scale of the card's levels.
-int darkest_in_view(const hkcv_image &image) {
+// pixel in 64 (a 720p frame's 14,400), stretched to full range as the
+// card's levels are when they are limited.
+int darkest_in_view(const cv::Mat &luma, bool limited) {
     constexpr int kStride = 8;
     Histogram levels;
-    const bool colour = image.format == HKCV_PIXEL_BGR || image.format == HKCV_PIXEL_BGRA;
-    const int bytes = image.format == HKCV_PIXEL_BGRA ? 4 : 3;
-    for (int y = kStride / 2; y < image.height; y += kStride) {
-        const uint8_t *row = image.planes[0] + size_t(y) * size_t(image.strides[0]);
-        for (int x = kStride / 2; x < image.width; x += kStride) {
-            const uint8_t *p = row + x * (colour ? bytes : 1);
-            levels.add(colour ? (29 * p[0] + 150 * p[1] + 77 * p[2]) >> 8 : p[0]);  // BT.601 luma
-        }
+    for (int y = kStride / 2; y < luma.rows; y += kStride) {
+        const uint8_t *row = luma.ptr<uint8_t>(y);
+        for (int x = kStride / 2; x < luma.cols; x += kStride) levels.add(row[x]);
     }
     const int level = levels.percentile(0.005);
-    const bool limited = !colour && image.format != HKCV_PIXEL_GRAY8 && image.range == HKCV_RANGE_LIMITED;
     return limited ? std::clamp(int(std::lround((level - 16) * 255.0 / 219.0)), 0, 255) : level;
 }
 
@@ -124,7 +119,8 @@ void LivenessEvidence::reset() {
     fine_print_.clear();
 }
 
-void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, double pitch, float glare) {
+void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch,
+                           float glare) {
     ColourRaster card = warp_colour(image, raster_to_quad(q, kRasterW, kRasterH), kRasterW, kRasterH);
     if (card.empty()) return;
 
@@ -132,11 +128,12 @@ void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, d
     cv::Mat y8;
     cv::Mat cb, cr;  // float, half size
     const bool yuv = !card.y.empty();
+    const bool limited = yuv && card.range == HKCV_RANGE_LIMITED;
     if (yuv) {
         y8 = card.y;
         card.u.convertTo(cb, CV_32F);
         card.v.convertTo(cr, CV_32F);
-        if (card.range == HKCV_RANGE_LIMITED) {
+        if (limited) {
             y8.convertTo(y_, CV_8U, 255.0 / 219.0, -16.0 * 255.0 / 219.0);
             y8 = y_;
             cb = (cb - 128.f) * (255.f / 224.f);
@@ -171,7 +168,7 @@ void LivenessEvidence::add(const hkcv_image &image, const Quad &q, double yaw, d
     // A reflection over the card veils its black and washes out its colour
     // too, so frames with glare say nothing about the material.
     if (glare <= kMaxGlareForMaterial) {
-        black_.push_back(black_above_floor(p1, p98, darkest_in_view(image)));
+        black_.push_back(black_above_floor(p1, p98, darkest_in_view(luma, limited)));
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
         cv::magnitude(cb(inside), cr(inside), saturation_);
         saturation_values_.assign(saturation_.begin<float>(), saturation_.end<float>());

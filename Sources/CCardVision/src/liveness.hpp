@@ -12,9 +12,9 @@ namespace cardvision {
 class LivenessEvidence {
 public:
     void reset();
-    // A tracked frame: the card at q with its filtered pose and the
-    // saturated fraction of its face.
-    void add(const hkcv_image &image, const Quad &q, double yaw, double pitch, float glare);
+    // A tracked frame (and its luma, as the tracker read it): the card at q
+    // with its filtered pose and the saturated fraction of its face.
+    void add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch, float glare);
     hkcv_liveness summary() const;
 
 private:

@@ -604,7 +604,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     out.glare_blob = ph.glare_blob;
     out.sharpness = ph.sharpness;
     out.focal_px = float(focal);
-    if (config_.liveness_evidence) liveness_.add(image, q, yaw, pitch, ph.glare);
+    if (config_.liveness_evidence) liveness_.add(image, luma, q, yaw, pitch, ph.glare);
 
     if (std::abs(yaw) < config_.front_max_deg && std::abs(pitch) < config_.front_max_deg && !out.touches_border) {
         // Sharp beats blurred, glare costs, and a squarer view wins ties.
