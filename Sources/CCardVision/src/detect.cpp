@@ -45,9 +45,14 @@ constexpr float kSideGradient = 32.f;
 // runs along it (its gradient within 25 degrees of the line's normal). On
 // gravel or a patterned cloth some pebble's edge crosses any line with a
 // step across it, at any angle; a line of mortar or a table's edge runs
-// along it.
-enum class Edges { across, along };
+// along it. along_within_noise also counts a faint edge whose gradient
+// turns further only by as much as sensor noise can turn it (its part
+// along the line no more than kNoiseGradient): the few grey levels of a
+// light card's edge on a light desk, or of a washed-out camera, point
+// every which way at 25 degrees, a grass blade's strong edge does not.
+enum class Edges { across, along, along_within_noise };
 constexpr float kAlongCos2 = 0.821f;  // cos² 25°
+constexpr float kNoiseGradient = 24.f;  // Sobel units, three quarters of kSideGradient (set by eye, not tuned)
 
 // Whether p lies a pixel or more inside a gradient image, where the 3x3
 // gradient saw the picture on every side.
@@ -74,7 +79,9 @@ double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Poi
             if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
             const float ex = gx.at<short>(y, x), ey = gy.at<short>(y, x);
             const float g = std::abs(ex * n.x + ey * n.y);
-            if (g > kSideGradient && (edges == Edges::across || g * g >= kAlongCos2 * (ex * ex + ey * ey))) {
+            const float t = ex * n.y - ey * n.x;  // the gradient's part along the line
+            if (g > kSideGradient && (edges == Edges::across || g * g >= kAlongCos2 * (ex * ex + ey * ey) ||
+                                      (edges == Edges::along_within_noise && std::abs(t) <= kNoiseGradient))) {
                 ++hits;
                 break;
             }
@@ -868,12 +875,18 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
                 unlike_across_side(small, small_chroma, q, (beyond + 3) % 4) < kAlikeAcrossSide)
                 return;
         }
-        // A side counts where it has both an edge and a step across it: a
-        // quad that borrowed one side from the background (the next row of
-        // mortar beside the card) is bigger than the card but scores less.
+        // A side counts where it has both an edge along it and a step
+        // across it: a quad that borrowed one side from the background (the
+        // next row of mortar beside the card) is bigger than the card but
+        // scores less. (Any edge across it counted until 2026-11-25: on
+        // grass or gravel every line has one, and a quad whose side ran
+        // from the card's corner on along a grass blade outranked the card,
+        // being larger: HardSceneTests.sideIsNotBorrowedFromTheTexturePastACorner.)
         double support = 0;
         for (int k = 0; k < 4; ++k)
-            if (seen[k]) support += s[k] * std::min(1.0, step[k] / 0.8) / visible;
+            if (seen[k])
+                support += side_support(gx, gy, q[k], q[(k + 1) % 4], Edges::along_within_noise) *
+                           std::min(1.0, step[k] / 0.8) / visible;
         // Of two quads on the same lines, the one nearer the card's aspect
         // (the hidden side of a cut card is placed by it).
         const double aspect_error = std::abs(plane_shape(fq, full, focal_px).aspect / kCardAspect - 1);

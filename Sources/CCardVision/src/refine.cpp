@@ -480,6 +480,12 @@ std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &
     const cv::Size size(luma.cols, luma.rows);
     std::optional<Refinement> widened;
     Refinement r = fit;
+    // Where a side's move was refused only because the quad would no longer
+    // have a card's shape: the line it would have gone out to. A frame
+    // printed round the whole face is inset on every side, and a quad with
+    // two of its sides on it is nearly a card's shape; moved out alone,
+    // either side makes a quad that is not (the other still on the print).
+    std::array<std::optional<cv::Vec4f>, 4> refused;
     for (int s = 0; s < 4; ++s) {
         if (back && (*back)[s] <= 0) continue;
         const Quad &q = r.quad;
@@ -491,12 +497,40 @@ std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &
         const float nearest = back ? std::max(2.f, (*back)[s] - 3.f) : std::max(3.f, 0.015f * extent);
         const float furthest = back ? (*back)[s] + 3.f : 0.16f * extent;
         auto out = side_moved(luma, chroma, q, s, 1.f, nearest, furthest, scratch, [&](const Refinement &m) {
-            return card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before);
+            if (card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before)) return true;
+            if (!refused[s]) refused[s] = line_through(m.quad[s], m.quad[(s + 1) % 4]);
+            return false;
         });
         if (!out) continue;
+        refused[s].reset();
         r = *out;
         widened = r;
         if (moved) (*moved)[s] = true;
+    }
+    // Those sides moved out together (a search's quad only: a tracked side
+    // is held back to where it came from, one side at a time).
+    if (!back && std::count_if(refused.begin(), refused.end(), [](const auto &l) { return l.has_value(); }) >= 2) {
+        std::array<cv::Vec4f, 4> lines;
+        for (int k = 0; k < 4; ++k) lines[k] = refused[k] ? *refused[k] : line_through(r.quad[k], r.quad[(k + 1) % 4]);
+        Quad guess;
+        bool meets = true;
+        for (int k = 0; k < 4 && meets; ++k) {
+            const auto c = intersect(lines[(k + 3) % 4], lines[k]);
+            meets = c.has_value();
+            if (meets) guess[k] = *c;
+        }
+        if (meets && is_convex(guess)) {
+            const double before = card_inconsistency(r.quad, size, focal);
+            Refinement m = refine_quad(luma, guess, 2.0f, scratch);
+            bool held = m.ok && card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before);
+            for (int k = 0; k < 4 && held; ++k) held = !refused[k] || m.support[k] >= 0.4f;
+            if (held) {
+                r = m;
+                widened = r;
+                for (int k = 0; k < 4; ++k)
+                    if (refused[k] && moved) (*moved)[k] = true;
+            }
+        }
     }
     return widened;
 }
