@@ -30,6 +30,7 @@ struct VisionBench: ParsableCommand {
                     + mode.padding(toLength: 11, withPad: " ", startingAt: 0)
                 print(label + String(format: "%6d  %9.2f  %6.2f  %6.2f", t.count, pct(t, 0.5), pct(t, 0.9), pct(t, 0.99)))
             }
+            summaries.append(stageSummary("\(parts[0])x\(parts[1])", r.trackingStages))
             summaries.append(String(format: "%@: mean Jaccard %.4f, recall %.3f, corner error %.2f px, yaw err median %.2f p90 %.2f, pitch err median %.2f p90 %.2f (deg)",
                                     "\(parts[0])x\(parts[1])" as NSString, r.meanIoU, r.recall, r.cornerError,
                                     pct(r.yawErrors, 0.5), pct(r.yawErrors, 0.9), pct(r.pitchErrors, 0.5), pct(r.pitchErrors, 0.9)))
@@ -43,6 +44,8 @@ struct VisionBench: ParsableCommand {
         /// The same tracked frames, timed on a tracker that gathers no
         /// liveness evidence: the difference is what the checks cost.
         var trackingWithoutLiveness: [Double] = []
+        /// Where each tracked frame's time went (the tracker's own clock).
+        var trackingStages: [hkcv_stage_ms] = []
         var meanIoU = 0.0, recall = 0.0, cornerError = 0.0
         var yawErrors: [Double] = [], pitchErrors: [Double] = []
     }
@@ -120,7 +123,12 @@ struct VisionBench: ParsableCommand {
                 corners.append(error)
                 result.yawErrors.append(Double(abs(m.yaw - truth.yaw)))
                 result.pitchErrors.append(Double(abs(m.pitch - truth.pitch)))
-                if m.searched_full_frame == 0 { result.tracking.append(ms) } else { result.searching.append(ms) }
+                if m.searched_full_frame == 0 {
+                    result.tracking.append(ms)
+                    result.trackingStages.append(m.stages)
+                } else {
+                    result.searching.append(ms)
+                }
             }
             if k % 8 == 0 {
                 hkcv_tracker_reset(searcher)
@@ -132,6 +140,22 @@ struct VisionBench: ParsableCommand {
         result.cornerError = corners.reduce(0, +) / Double(max(1, corners.count))
         result.recall = Double(found) / Double(max(1, visible))
         return result
+    }
+
+    /// Median and mean of each stage over the tracked frames: the medians
+    /// say what every frame pays, the means add what a frame pays now and
+    /// then (a re-check every 15-120 frames, a restored side).
+    func stageSummary(_ size: String, _ stages: [hkcv_stage_ms]) -> String {
+        let parts: [(String, KeyPath<hkcv_stage_ms, Float>)] = [
+            ("flow", \.flow), ("fit", \.fit), ("search", \.search), ("recheck", \.recheck),
+            ("photometry", \.photometry), ("liveness", \.liveness), ("other", \.other), ("total", \.total),
+        ]
+        let columns = parts.map { name, path -> String in
+            let values = stages.map { Double($0[keyPath: path]) }
+            let mean = values.reduce(0, +) / Double(max(1, values.count))
+            return String(format: "%@ %.3f/%.3f", name, pct(values, 0.5), mean)
+        }
+        return "\(size): tracked frame by stage, median/mean ms: " + columns.joined(separator: ", ")
     }
 
     func analyse(_ tracker: OpaquePointer, _ pixels: inout [UInt8], _ w: Int, _ h: Int, _ pts: Int64) -> (hkcv_measurement, Double) {

@@ -376,4 +376,38 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
         let flush = Tracker { $0.border_margin = 0 }.process(scenes.render(s))
         #expect(flush.found == 1 && flush.touches_border == 0)
     }
+
+    /// Each frame's time is told by stage (hkid-bench vision prints the
+    /// breakdown): a search is counted as one and fits no edges to a
+    /// prediction (its flow is the points it picks for the next frame), a
+    /// tracked frame follows the print, fits the edges and measures the
+    /// card, the first re-check of a newly found card falls in its own
+    /// stage, and the stages add up to the frame's total.
+    @Test func frameTimeIsToldByStage() {
+        let scenes = Scenes(seed: 66)
+        let tracker = Tracker()
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        var rechecks = 0
+        for k in 0..<24 {
+            s.yaw_deg = 10 * sin(Double(k) * 0.2)
+            let m = tracker.process(scenes.render(s), pts: Int64(k) * frameNs)
+            let t = m.stages
+            let parts = [t.flow, t.fit, t.search, t.recheck, t.photometry, t.liveness, t.other]
+            #expect(parts.allSatisfy { $0 >= 0 }, "frame \(k): \(t)")
+            #expect(abs(parts.reduce(0, +) - t.total) <= 1e-3 * max(1, t.total), "frame \(k): \(t)")
+            #expect(m.found == 1, "frame \(k)")
+            if k == 0 {
+                #expect(m.searched_full_frame == 1)
+                #expect(t.search > 0 && t.fit == 0, "\(t)")
+            } else {
+                #expect(m.searched_full_frame == 0, "frame \(k)")
+                #expect(t.flow > 0 && t.fit > 0 && t.search == 0, "frame \(k): \(t)")
+            }
+            #expect(t.photometry > 0 && t.liveness > 0, "frame \(k): \(t)")
+            if t.recheck > 0 { rechecks += 1 }
+        }
+        // Re-checked 15 frames after it was found, and not again within 24.
+        #expect(rechecks == 1)
+    }
 }

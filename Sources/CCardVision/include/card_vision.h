@@ -136,6 +136,22 @@ hkcv_status hkcv_tracker_set_card_type(hkcv_tracker *tracker, hkcv_card_type car
 
 /* ---- The measurement out ----------------------------------------------- */
 
+/* Where one frame's analysis time went, in milliseconds of the monotonic
+ * clock, for benchmarks (hkid-bench vision prints their medians and means).
+ * The stages add up to total; a stage the frame did not need reads 0. */
+typedef struct hkcv_stage_ms {
+    float flow;                 /* the print followed: crop, pyramid, Lucas-Kanade, homography (and the
+                                   next frame's points picked) */
+    float fit;                  /* the edges refitted around the prediction, held to the print, a faint
+                                   side restored */
+    float search;               /* the neighbourhood or the whole frame searched (no card followed) */
+    float recheck;              /* the tracked card's neighbourhood searched afresh (every 15-120 frames) */
+    float photometry;           /* glare and sharpness on the card */
+    float liveness;             /* the liveness evidence */
+    float other;                /* the rest: pose, speed, the still kept, bookkeeping */
+    float total;                /* the whole of hkcv_tracker_process */
+} hkcv_stage_ms;
+
 /* What one frame shows. All angles in degrees, times in nanoseconds. */
 typedef struct hkcv_measurement {
     int64_t pts_ns;             /* the timestamp the frame was given with */
@@ -153,6 +169,7 @@ typedef struct hkcv_measurement {
     float sharpness;            /* 0..1 focus measure on the rectified card */
     float focal_px;             /* focal length used for the pose */
     int searched_full_frame;    /* 1 when the local search failed and the whole frame was searched */
+    hkcv_stage_ms stages;       /* where this frame's analysis time went */
 } hkcv_measurement;
 
 /* Analyses one frame. out is always written (found = 0 on error). */

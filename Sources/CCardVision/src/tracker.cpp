@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <utility>
 
@@ -26,6 +27,45 @@ static constexpr int kQuadsTried = 3;
 // A side is a clear step between two surfaces where at least this share
 // of the places along it differ across it (luma_step).
 static constexpr double kClearStep = 0.8;
+
+// Adds the time from its construction to its destruction to one stage's
+// milliseconds: the breakdown of a frame that benchmarks read
+// (hkcv_stage_ms). Two clock reads, a few tens of nanoseconds.
+class StageTimer {
+public:
+    explicit StageTimer(float &stage) : stage_(stage), start_(std::chrono::steady_clock::now()) {}
+    ~StageTimer() { stage_ += std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start_).count(); }
+    StageTimer(const StageTimer &) = delete;
+    StageTimer &operator=(const StageTimer &) = delete;
+
+private:
+    float &stage_;
+    std::chrono::steady_clock::time_point start_;
+};
+
+// The frame's whole time and what no stage took, written with the stages
+// into its measurement on every way out of Tracker::process (a frame
+// without a card leaves early).
+class FrameClock {
+public:
+    FrameClock(hkcv_stage_ms &stages, hkcv_stage_ms &out)
+        : stages_(stages), out_(out), start_(std::chrono::steady_clock::now()) {
+        stages_ = hkcv_stage_ms{};
+    }
+    ~FrameClock() {
+        stages_.total = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start_).count();
+        const float staged = stages_.flow + stages_.fit + stages_.search + stages_.recheck + stages_.photometry +
+                             stages_.liveness;
+        stages_.other = std::max(0.f, stages_.total - staged);
+        out_ = stages_;
+    }
+    FrameClock(const FrameClock &) = delete;
+    FrameClock &operator=(const FrameClock &) = delete;
+
+private:
+    hkcv_stage_ms &stages_, &out_;
+    std::chrono::steady_clock::time_point start_;
+};
 
 // How far the edge fit moved each side of the guess inward (at the side's
 // middle, pixels; negative: outward).
@@ -290,7 +330,12 @@ std::optional<Refinement> Tracker::confirm_near(const cv::Mat &luma, const Detec
 std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     // The print says where the card went; the edges then only settle it,
     // within a few pixels, where a finger's edge cannot compete.
-    auto moved = flow_.predict(luma, quad_);
+    std::optional<Quad> moved;
+    {
+        StageTimer timer(stages_.flow);
+        moved = flow_.predict(luma, quad_);
+    }
+    StageTimer timer(stages_.fit);  // the rest: the edges settle it
     if (carried_ && moved && flow_.firm()) carried_ = flow_.carry(*carried_);
     else carried_.reset();
     if (moved) {
@@ -392,6 +437,7 @@ std::optional<Refinement> Tracker::hold_sides_pulled_in(const cv::Mat &luma, con
 void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement &out) {
     out = hkcv_measurement{};
     out.pts_ns = pts_ns;
+    const FrameClock clock(stages_, out.stages);
     cv::Mat luma = luma_of(image, luma_scratch_);
     chroma_ = chroma_of(image);
     // glare_luma is a full-range level; limited-range luma reaches the
@@ -418,6 +464,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         by_print = found.has_value();
         if (!found) {
             // Local search around where the card was.
+            StageTimer timer(stages_.search);
             cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(quad_.begin(), quad_.end()));
             int mx = box.width / 2, my = box.height / 2;
             cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
@@ -439,6 +486,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         // on (or slid onto) a box printed on the card, nothing pulls it
         // back. Now and then the neighbourhood is searched afresh, and a
         // better-ranked quad (the whole card) replaces the tracked one.
+        StageTimer timer(stages_.recheck);
         since_recheck_ = 0;
         cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(found->quad.begin(), found->quad.end()));
         const int mx = box.width * 2 / 5, my = box.height * 2 / 5;
@@ -479,6 +527,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         // into view is found a few frames later, and an empty scene costs a
         // fraction of its decoding.
         out.searched_full_frame = 1;
+        StageTimer timer(stages_.search);
         found = search(luma, cv::Rect(0, 0, size.width, size.height), focal);
         since_search_ = 0;
         view_change_.searched(luma);
@@ -508,6 +557,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     if (restore_wait_ > 0) {
         --restore_wait_;
     } else if (!washed_out && card_inconsistency(found->quad, size, focal) > kInconsistentCard) {
+        StageTimer timer(stages_.fit);
         auto restored = restore_faint_side(luma, chroma_, *found, focal, refine_);
         if (restored && plausible(restored->quad, luma, focal)) {
             found = restored;
@@ -516,7 +566,10 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
             restore_wait_ = kRestoreWait;
         }
     }
-    flow_.commit(luma, found->quad);
+    {
+        StageTimer timer(stages_.flow);
+        flow_.commit(luma, found->quad);
+    }
     // The print carries the card on from where a re-check confirmed it
     // (the search ranked it first), for a few seconds; then from this
     // frame's fit if it still agrees (the print's own error adds up). A
@@ -598,13 +651,20 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     for (auto &p : q)
         if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) out.touches_border = 1;
     was_cut_ = beyond_frame(q, size);
-    Photometry ph = measure_photometry(luma, q, glare_level_, photometry_);
+    Photometry ph;
+    {
+        StageTimer timer(stages_.photometry);
+        ph = measure_photometry(luma, q, glare_level_, photometry_);
+    }
     out.glare = ph.glare;
     last_glare_ = ph.glare;
     out.glare_blob = ph.glare_blob;
     out.sharpness = ph.sharpness;
     out.focal_px = float(focal);
-    if (config_.liveness_evidence) liveness_.add(image, luma, q, yaw, pitch, ph.glare);
+    if (config_.liveness_evidence) {
+        StageTimer timer(stages_.liveness);
+        liveness_.add(image, luma, q, yaw, pitch, ph.glare);
+    }
 
     if (std::abs(yaw) < config_.front_max_deg && std::abs(pitch) < config_.front_max_deg && !out.touches_border) {
         // Sharp beats blurred, glare costs, and a squarer view wins ties.

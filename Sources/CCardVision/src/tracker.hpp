@@ -126,6 +126,9 @@ private:
 
     LivenessEvidence liveness_;
 
+    // Where the frame being processed spends its time (hkcv_stage_ms).
+    hkcv_stage_ms stages_{};
+
     // The best front-on view so far, and how good it was.
     std::shared_ptr<Still> still_;
     double still_score_ = -1e9;
