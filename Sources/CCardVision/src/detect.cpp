@@ -114,6 +114,14 @@ constexpr double kCornerWeight = 0.3;
 // wall on both sides of a mortar joint. Cards' sides measure 0.6-1.0.
 constexpr double kAlikeAcrossSide = 0.25;
 
+// A side with a step on only some of its places still parts the card
+// from what lies beyond when the two sides are unlike surfaces: a card
+// dimmed to the brightness of a printed page behind it differs from it by
+// +28 to -22 levels along one side (the page's shading), but the page's
+// text and the card's print differ (0.46-0.63 across three of its sides
+// where a mortar joint between brick columns reads 0.18-0.19).
+constexpr double kSomeStep = 0.25, kUnlikeSurfaces = 0.45;
+
 // Narrowest card (mean width over the frame's, its hidden part guessed)
 // the search takes with a side beyond the frame. The hard scene of a near
 // card cut by the frame is 0.55 wide; boxes of a brick wall closed by a
@@ -859,7 +867,8 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
             margins += even_margin(small, small_chroma, q, k);
             step[k] = side_step(small, small_chroma, q, k);
             if (step[k] < 0) step[k] = 1;  // at the frame's border: not judged
-            stepped += step[k] >= 0.5;
+            stepped += step[k] >= 0.5 ||
+                       (step[k] >= kSomeStep && unlike_across_side(small, small_chroma, q, k) >= kUnlikeSurfaces);
         }
         if (margins < visible - 1 || stepped < visible - 1) return;
         if (inner_print(gx, gy, small, q, glare_level) < 0.06) return;
