@@ -109,13 +109,17 @@ import Testing
         let started = try await station.request("POST", "/v1/sessions", body: Data("{}".utf8), timeout: 90)
         let id = try #require(started.json["id"] as? String, "\(started.status) \(started.text)\n\(station.output)")
         // Past two and a half passes of the one-second file, by the live
-        // counters (a loaded machine analyses fewer frames per second).
+        // counters (a loaded machine analyses fewer frames per second), and
+        // five frames more: the counters are the analysis branch's, and the
+        // recording branch beside it may be a frame or two behind when the
+        // session is cancelled (a fresh-clone run on a loaded host stopped
+        // past 75 received and found 75 recorded).
         let deadline = ContinuousClock.now + .seconds(30)
         var live: [String: Any] = [:]
         while ContinuousClock.now < deadline {
             live = try await station.get("/v1/sessions/\(id)").json
             if live["status"] as? String != "active" { break }
-            if (live["frames"] as? [String: Any])?["received"] as? Int ?? 0 > 75 { break }
+            if (live["frames"] as? [String: Any])?["received"] as? Int ?? 0 > 80 { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(live["status"] as? String == "active", "the session ended at a wrap: \(live)")
