@@ -860,6 +860,14 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
                 weak += s[k] < 0.6;
             }
         if (weak > 1) return;
+        // How unlike the surfaces either side of a side are: asked by the
+        // step test below and by a cut card's sides, measured once a side.
+        std::array<double, 4> unlike;
+        unlike.fill(-1);
+        auto unlike_at = [&](int k) {
+            if (unlike[k] < 0) unlike[k] = unlike_across_side(small, small_chroma, q, k);
+            return unlike[k];
+        };
         int margins = 0, stepped = 0;
         std::array<double, 4> step{};
         for (int k = 0; k < 4; ++k) {
@@ -867,8 +875,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
             margins += even_margin(small, small_chroma, q, k);
             step[k] = side_step(small, small_chroma, q, k);
             if (step[k] < 0) step[k] = 1;  // at the frame's border: not judged
-            stepped += step[k] >= 0.5 ||
-                       (step[k] >= kSomeStep && unlike_across_side(small, small_chroma, q, k) >= kUnlikeSurfaces);
+            stepped += step[k] >= 0.5 || (step[k] >= kSomeStep && unlike_at(k) >= kUnlikeSurfaces);
         }
         if (margins < visible - 1 || stepped < visible - 1) return;
         if (inner_print(gx, gy, small, q, glare_level) < 0.06) return;
@@ -880,8 +887,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         // read 0.18 and 0.19; a card's 0.6-1.0).
         if (cut) {
             const int beyond = int(std::find(seen.begin(), seen.end(), false) - seen.begin());
-            if (unlike_across_side(small, small_chroma, q, (beyond + 1) % 4) < kAlikeAcrossSide &&
-                unlike_across_side(small, small_chroma, q, (beyond + 3) % 4) < kAlikeAcrossSide)
+            if (unlike_at((beyond + 1) % 4) < kAlikeAcrossSide && unlike_at((beyond + 3) % 4) < kAlikeAcrossSide)
                 return;
         }
         // A side counts where it has both an edge along it and a step

@@ -28,13 +28,17 @@ static constexpr int kQuadsTried = 3;
 // of the places along it differ across it (luma_step).
 static constexpr double kClearStep = 0.8;
 
+static float ms_since(std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 // Adds the time from its construction to its destruction to one stage's
 // milliseconds: the breakdown of a frame that benchmarks read
 // (hkcv_stage_ms). Two clock reads, a few tens of nanoseconds.
 class StageTimer {
 public:
     explicit StageTimer(float &stage) : stage_(stage), start_(std::chrono::steady_clock::now()) {}
-    ~StageTimer() { stage_ += std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start_).count(); }
+    ~StageTimer() { stage_ += ms_since(start_); }
     StageTimer(const StageTimer &) = delete;
     StageTimer &operator=(const StageTimer &) = delete;
 
@@ -53,7 +57,7 @@ public:
         stages_ = hkcv_stage_ms{};
     }
     ~FrameClock() {
-        stages_.total = std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start_).count();
+        stages_.total = ms_since(start_);
         const float staged = stages_.flow + stages_.fit + stages_.search + stages_.recheck + stages_.photometry +
                              stages_.liveness;
         stages_.other = std::max(0.f, stages_.total - staged);
