@@ -30,8 +30,13 @@ struct RunTests {
         #expect(wall > .seconds(5), "a live run finished in \(wall): frames were not paced")
         let end = try #require(events.last)
         #expect(end["type"] as? String == "end")
-        let analysed = end["analysed"] as? Int ?? 0, dropped = end["dropped"] as? Int ?? -1
-        #expect(analysed > 100 && dropped >= 0)
+        let analysed = end["analysed"] as? Int ?? 0
+        let dropped = try #require(end["dropped"] as? Int, "the end line counts dropped frames: \(end)")
+        // A frame is dropped only when the next one arrives while it still
+        // waits (LiveDriver's one-frame mailbox): paced at 30 fps, with a few
+        // milliseconds of analysis a frame, nearly every frame is analysed.
+        #expect(analysed > 100, "\(end)")
+        #expect(dropped <= analysed / 10, "\(dropped) frames dropped against \(analysed) analysed: \(end)")
         // Frames that arrive after the result while the pipeline stops are
         // received but neither analysed nor dropped. How many depends on how
         // fast a loaded machine delivers the result and stops the pipeline

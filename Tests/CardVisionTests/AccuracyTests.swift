@@ -41,7 +41,6 @@ import Testing
         let recall = Double(found) / Double(attempted)
         let meanIoU = ious.reduce(0, +) / Double(max(1, ious.count))
         let meanCorner = cornerErrors.reduce(0, +) / Double(max(1, cornerErrors.count))
-        print("sweep: recall \(recall) meanIoU \(meanIoU) corner \(meanCorner) px yaw med \(percentile(yawErrors, 0.5)) p90 \(percentile(yawErrors, 0.9)) pitch med \(percentile(pitchErrors, 0.5)) p90 \(percentile(pitchErrors, 0.9))")
         #expect(recall >= 0.98)
         #expect(meanIoU >= 0.97)
         #expect(meanCorner <= 1.5)

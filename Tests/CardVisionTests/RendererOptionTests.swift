@@ -194,7 +194,6 @@ import Testing
             return (across / nAcross, inside / nInside)
         }
         let rawSteps = steps(raw), codedSteps = steps(a)
-        print("steps across / inside blocks: raw \(rawSteps), coded \(codedSteps)")
         #expect(rawSteps.across < 1.2 * rawSteps.inside)
         #expect(codedSteps.across > 1.5 * codedSteps.inside)
     }

@@ -76,9 +76,8 @@ final class TakenStill {
 
         let (rect, face) = try #require(still.headRegion())
         let centreX = rect[0] + rect[2] / 2
-        print("head region \(rect) face \(face)")
-        #expect(face == 1)  // the cartoon portrait is a face to OpenCV's detectors
-        if visionType == HKCV_CARD_2018 { #expect(centreX < 0.5) } else { #expect(centreX > 0.5) }
+        #expect(face == 1, "head region \(rect)")  // the cartoon portrait is a face to OpenCV's detectors
+        if visionType == HKCV_CARD_2018 { #expect(centreX < 0.5, "head region \(rect)") } else { #expect(centreX > 0.5, "head region \(rect)") }
 
         // A reset forgets the kept still; the one taken out stays valid.
         #expect(hkcv_tracker_reset(tracker.handle) == HKCV_OK)

@@ -83,7 +83,6 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
             s.glare_radius_mm = k >= 10 ? min(22, 22 * Double(k - 10) / 30 + 1) : 8
         }
         let last = (measured: m.glare, truth: frame.truth.glare_fraction)
-        print("glare over a card on \(photo) (limited \(limited)): lost \(lost), worst IoU \(worstIoU), glare at the end \(last.measured) for \(last.truth)")
         #expect(lost == 0)
         #expect(worstIoU >= 0.95)
         #expect(last.truth > 0.4, "the scene must glare over half the card")
@@ -252,7 +251,6 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
             s.center_x = 1280 * (0.5 + 0.04 * sin(t))
             s.center_y = 720 * (0.5 + 0.03 * cos(t * 0.7))
         }
-        print("card turned after a badge was followed: from frame 25 lost \(lost), worst IoU \(worstAfter)")
         #expect(lost == 0)
         #expect(worstAfter >= 0.95)
     }
@@ -308,7 +306,6 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
                 speeds.append(Double(m.speed_dps))
             }
         }
-        print("rotation: worst lag \(worstLagFrames) frames, median speed \(percentile(speeds, 0.5))")
         #expect(worstLagFrames <= 2.5)
         #expect(abs(percentile(speeds, 0.5) - rate) <= 15)
     }
@@ -357,7 +354,6 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
             last = tracker.process(scenes.render(s), pts: Int64(k) * frameNs)
         }
         let truth = 640 / tan(25 * Double.pi / 180)
-        print("focal: estimated \(last.focal_px) truth \(truth)")
         #expect(abs(Double(last.focal_px) - truth) / truth < 0.05)
     }
 
