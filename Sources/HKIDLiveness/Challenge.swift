@@ -1,5 +1,5 @@
-/// Which rotations a session asks for (issue 13: replays of a recorded
-/// genuine session).
+/// Which rotations a session asks for: the defence against replays of a
+/// recorded genuine session.
 ///
 /// A recording of someone else's genuine session passes every pixel check,
 /// because it is a genuine card. What it cannot do is follow an instruction

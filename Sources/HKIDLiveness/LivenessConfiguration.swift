@@ -65,7 +65,7 @@ public struct LivenessConfiguration: Sendable, Hashable {
     /// The overtime timer's length (`setOverTimes`).
     public var overtimeSeconds: Double = 30
 
-    // MARK: Liveness (issue 13; docs/liveness.md)
+    // MARK: Liveness (docs/liveness.md)
 
     /// `.enforce`: a session whose card the liveness checks judge a copy, a
     /// print or a screen ends with result 5 `spoof` instead of success.

@@ -194,7 +194,7 @@ public struct DetectionEvidence: Sendable, Hashable, Codable {
     /// The rotations this attempt asked for (`fixed`, or the `random` draw).
     public var challenge: RotationChallenge?
     /// On every result that ends the session: the liveness verdict, each
-    /// check and the raw evidence (issue 13).
+    /// check and the raw evidence.
     public var liveness: LivenessReport?
 
     init(cardType: CardType) {

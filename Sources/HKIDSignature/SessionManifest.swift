@@ -32,8 +32,8 @@ public struct SessionManifest: Codable, Sendable, Equatable {
     public var keyId: String
     /// Milliseconds since the Unix epoch when the manifest was made.
     public var createdAt: Int64
-    /// The liveness decision of the result that ended the session (issue 13);
-    /// nil in manifests made before it, and its verdict nil when no result
+    /// The liveness decision of the result that ended the session; nil in
+    /// manifests written without one, and its verdict nil when no result
     /// ended the session. Signed with the rest.
     public var liveness: Liveness?
 

@@ -7,7 +7,7 @@ struct SessionView: Encodable, Sendable {
         var message: String
         var success: Bool
     }
-    /// The liveness decision (issue 13): mode, challenge, verdict.
+    /// The liveness decision: mode, challenge, verdict.
     struct Liveness: Encodable, Sendable {
         var mode: String?
         var challenge: String?

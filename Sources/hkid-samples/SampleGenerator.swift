@@ -46,8 +46,8 @@ struct SampleGenerator {
         settings.deterministic = true
         settings.codec = scenario.encode.codec == "mpeg4" ? .mpeg4 : .h264
         // Limited-range frames say so in the stream, as a phone's do; full
-        // range keeps GStreamer's default caps, so the original samples
-        // encode exactly as before.
+        // range keeps GStreamer's default caps, as the bundled full-range
+        // samples were encoded.
         if scenario.encode.range == "limited" { settings.colorimetry = "bt601" }
         let writer = try VideoWriter(path: videoPath, settings: settings)
 
