@@ -79,7 +79,7 @@ report-screenshot:
 	  --screenshot=$(abspath $(OUT))/report.png file://$(abspath $(OUT))/report.html 2>/dev/null
 	@test -s $(OUT)/report.png && echo "report-screenshot: $(OUT)/report.png"
 
-# Benchmarks (issue 7; docs/benchmarks.md): the vision shim on synthetic
+# Benchmarks (docs/benchmarks.md): the vision shim on synthetic
 # sequences, replay throughput against decoding alone, live latency, start-up
 # and peak memory. Medians of interleaved runs; nothing here asserts a timing.
 BENCH := .build/$(CONFIG)/hkid-bench

@@ -110,7 +110,7 @@ public enum VisionThreads {
     /// Runs OpenCV's parallel loops on at most `threads` threads, process-wide
     /// (1: on the calling thread). A replay sets 1: the decoder already keeps
     /// the other cores busy, and handing each frame's flow and warps to the
-    /// pool cost a quarter more CPU a frame (docs/benchmarks.md).
+    /// pool cost a quarter more CPU a frame (docs/decisions.md).
     public static func limit(to threads: Int) {
         hkcv_set_opencv_threads(Int32(max(1, threads)))
     }

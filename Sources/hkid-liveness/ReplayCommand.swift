@@ -53,7 +53,7 @@ struct ReplayCommand: ParsableCommand {
     func run() throws {
         logging.bootstrap()
         // Replay is throughput: the decoders keep the other cores busy, so
-        // OpenCV's pool would only add hand-offs (docs/benchmarks.md).
+        // OpenCV's pool would only add hand-offs (docs/decisions.md).
         VisionThreads.limit(to: 1)
         let description = try pipeline.description(else: .replay)
         if checksExpectations || files.count > 1 || report != nil {

@@ -932,7 +932,7 @@ struct HardSceneTests {
     /// lines that abut in a second pass and scanning the open side as far
     /// as a card could be long found it (IoU 0.984), but over the 1,200
     /// scenes of `hkid-bench scenes` gained 8 and lost 9 (larger quads with
-    /// a side on gravel or brick): not kept (docs/detector.md).
+    /// a side on gravel or brick): not kept (docs/decisions.md).
     @Test(stillOpen) func photographicCardFace() {
         let scenes = Scenes(seed: 1300)
         scenes.usePhoto(CR_PHOTO_BACKGROUND, "gravel")
