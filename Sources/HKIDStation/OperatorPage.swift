@@ -121,6 +121,7 @@ const token = new URLSearchParams(location.search).get("access_token");
 const withToken = (path) => token ? path + (path.includes("?") ? "&" : "?") + "access_token=" + encodeURIComponent(token) : path;
 const api = (path, options) => fetch(withToken(path), options).then(r => r.ok ? r.json() : Promise.reject(r));
 const $ = (id) => document.getElementById(id);
+const layoutCheck = new URLSearchParams(location.search).has("layout-check");
 const text = {
   "zh-HK": { steps: ["正面對準", "第一次翻轉", "復位", "第二次翻轉"],
              ok: "檢測成功", fail: { 2: "光線過亮", 3: "證件遺失", 4: "超時", 5: "疑似偽造證件" }, cancelled: "已取消", interrupted: "已中斷",
@@ -190,6 +191,7 @@ function renderSteps() {
     const n = i + 1;
     li.className = n < step ? "done" : (n === step ? (stoppedAt ? "stopped" : "now") : "");
   });
+  checkLayout();
 }
 /* A reason in the page's language: the table's phrase the station's
    English reason starts with (or contains, for one that names a file
@@ -229,6 +231,7 @@ function sessionLine(s, ended) {
   const id = document.createElement("span"); id.className = "id"; id.textContent = s.id; line.append(id);
   line.append(ended ? " " + w.ended + w.colon + (w.statuses[s.status] || s.status) : " · " + s.cardType + " · " + s.language);
   line.dataset.state = ended ? "ended" : "following";
+  checkLayout();
 }
 /* The step an ended session had reached, from what it left: ORTH issued
    (or the first still) means step 2, RESET step 3, LEFTDOWN (the result
@@ -273,6 +276,7 @@ function onEvent(e) {
   case "frame": drawQuad(e.card); break;
   case "result": if (e.retCode === 1) setStep(Math.max(step, 2)); break;
   }
+  if (e.type !== "frame") checkLayout();
 }
 function showResult(s) {
   const w = words(), r = $("result"), stills = $("stills");
@@ -339,7 +343,7 @@ function finished(id) {
   }).catch(() => {});
 }
 function poll() {
-  if (layoutCheck) document.body.dataset.overflow = overflowing().join(" ");
+  checkLayout();
   if (!current) {
     api("/v1/sessions?status=active&limit=1").then(page => {
       if (page.sessions.length && !current) follow(page.sessions[0]);
@@ -347,12 +351,21 @@ function poll() {
   }
 }
 /* `?layout-check`: the page writes what overflows its box into
-   body[data-overflow] every second (the layout test reads it in a DOM dump). */
-const layoutCheck = new URLSearchParams(location.search).has("layout-check");
+   body[data-overflow] after each change of what it shows (the layout test
+   reads it in a DOM dump, where timers may not have run). */
+function checkLayout() { if (layoutCheck) document.body.dataset.overflow = overflowing().join(" "); }
 function overflowing() {
-  const wide = (el) => el.scrollWidth > el.clientWidth + 1;
+  /* Wider than its box: its content (text included, measured as a range)
+     reaches past its left or right edge, or it scrolls sideways. */
+  const wide = (el) => {
+    const box = el.getBoundingClientRect(), range = document.createRange();
+    range.selectNodeContents(el);
+    const content = range.getBoundingClientRect();
+    return el.scrollWidth > el.clientWidth + 1
+      || (content.width > 0 && (content.left < box.left - 1 || content.right > box.right + 1));
+  };
   const found = [];
-  if (wide(document.documentElement)) found.push("page");
+  if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1) found.push("page");
   document.querySelectorAll("header, main > section, #status, #hint, #resultMeta, #resultLiveness, #steps, #steps li")
     .forEach(el => { if (wide(el)) found.push(el.id || (el.dataset.step ? "step" + el.dataset.step : el.tagName.toLowerCase())); });
   return found;
