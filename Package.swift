@@ -105,6 +105,7 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Yams", package: "Yams"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
 
         .target(name: "HKIDRegression", dependencies: []),
