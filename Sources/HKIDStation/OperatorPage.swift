@@ -366,9 +366,26 @@ function overflowing() {
   };
   const found = [];
   if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1) found.push("page");
+  const name = (el) => el.id || (el.dataset.step ? "step" + el.dataset.step : el.tagName.toLowerCase());
   document.querySelectorAll("header, main > section, #status, #hint, #resultMeta, #resultLiveness, #steps, #steps li")
-    .forEach(el => { if (wide(el)) found.push(el.id || (el.dataset.step ? "step" + el.dataset.step : el.tagName.toLowerCase())); });
+    .forEach(el => { if (wide(el)) found.push(name(el)); });
+  document.querySelectorAll("#status, #resultMeta, #resultLiveness, #steps li")
+    .forEach(el => { for (const word of splitWords(el)) found.push(name(el) + ":" + word); });
   return found;
+}
+/* Runs of Chinese characters (a word, or words with no space or punctuation
+   between them) that a line break splits: on two lines, a range over the run
+   has more than one box. */
+function splitWords(el) {
+  const split = [], range = document.createRange();
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const run of node.textContent.matchAll(/[\u3400-\u9fff]{2,}/g)) {
+      range.setStart(node, run.index); range.setEnd(node, run.index + run[0].length);
+      if (new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1) split.push(run[0]);
+    }
+  }
+  return split;
 }
 function health() {
   api("/healthz").then(h => {
