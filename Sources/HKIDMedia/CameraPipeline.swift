@@ -94,6 +94,10 @@ public final class CameraPipeline {
     private let logger: Logger
     private var recorder: SessionRecorder?
     private var recorderStopped: [@Sendable (RecordingEnding) -> Void] = []
+    /// How a recording that failed on its own (its file could not be
+    /// written) ended, until its session asks to stop it: the session must
+    /// learn that its file is cut short, not that nothing was recorded.
+    private var failedRecording: RecordingEnding?
     private var sourceEnded = false
     /// The looping segment seek was sent (`settings.loops`).
     private var looping = false
@@ -198,7 +202,7 @@ public final class CameraPipeline {
                     looping = true
                     seekToStart(flushing: true)
                     gst_sample_unref(sample)
-                } else if let frame = VideoFrame(adopting: sample) {
+                } else if let frame = VideoFrame(adopting: sample, inRunningTime: true) {
                     onFrame(frame)
                 }
             }
@@ -224,7 +228,12 @@ public final class CameraPipeline {
     /// recording's timestamps) keep going across the wrap.
     private func seekToStart(flushing: Bool) {
         let flags = GST_SEEK_FLAG_SEGMENT.rawValue | (flushing ? GST_SEEK_FLAG_FLUSH.rawValue : 0)
-        if gst_element_seek(pipeline, 1.0, GST_FORMAT_TIME, GstSeekFlags(rawValue: flags), GST_SEEK_TYPE_SET, 0,
+        // The flushing seek goes through the pipeline (which resets its
+        // clock for it). A non-flushing one is sent up from one sink: the
+        // pipeline would send it from each of its sinks, the copies after
+        // the first are refused, and it reports a seek that was done as failed.
+        let target = flushing ? pipeline : UnsafeMutablePointer<GstElement>(OpaquePointer(analysisSink))
+        if gst_element_seek(target, 1.0, GST_FORMAT_TIME, GstSeekFlags(rawValue: flags), GST_SEEK_TYPE_SET, 0,
                             GST_SEEK_TYPE_NONE, -1) == 0 {
             logger.warning("the file source cannot seek back to its start; it will end instead of looping")
         }
@@ -241,6 +250,7 @@ public final class CameraPipeline {
                 done(.failure(MediaError(.writeFailed, input: path, reason: "the camera has ended")))
                 return
             }
+            failedRecording = nil
             do {
                 recorder = try SessionRecorder(pipeline: pipeline, tee: tee, path: path,
                                                bitrate: settings.recordingBitrate,
@@ -251,7 +261,11 @@ public final class CameraPipeline {
                 done(.failure(error))
             }
         case .stopRecording(let done):
-            guard let recorder else { done(.notRecording); return }
+            guard let recorder else {
+                done(failedRecording ?? .notRecording)
+                failedRecording = nil
+                return
+            }
             recorderStopped.append(done)
             recorder.beginDetach()
         }
@@ -294,7 +308,10 @@ public final class CameraPipeline {
                    gst_object_has_as_ancestor(source, hk_as_object(recorder.bin)) != 0 {
                     let error = MediaError(parsing: message, input: recorder.path)
                     logger.error("recording failed", metadata: ["reason": "\(error.reason)"])
-                    finishRecording(.cutShort(path: recorder.path, reason: error.reason))
+                    let ending = RecordingEnding.cutShort(path: recorder.path, reason: error.reason)
+                    let someoneWaits = !recorderStopped.isEmpty
+                    finishRecording(ending)
+                    if !someoneWaits { failedRecording = ending }
                     continue
                 }
                 throw MediaError(parsing: message, input: inputName)

@@ -28,7 +28,9 @@ public final class VideoFrame: @unchecked Sendable {
     public let width: Int
     public let height: Int
     public let format: PixelFormat
-    /// Presentation timestamp in nanoseconds (stream time of the buffer).
+    /// Presentation timestamp in nanoseconds: the buffer's stream time, or
+    /// its running time when made `inRunningTime` (a looping file's stream
+    /// time starts again at each wrap; its running time goes on).
     public let pts: Int64
     /// Duration in nanoseconds, -1 when the stream does not say.
     public let duration: Int64
@@ -47,7 +49,7 @@ public final class VideoFrame: @unchecked Sendable {
 
     /// Takes ownership of one reference to `sample`. Returns nil when the
     /// sample carries no video buffer (e.g. caps that aren't raw video).
-    init?(adopting sample: OpaquePointer) {
+    init?(adopting sample: OpaquePointer, inRunningTime: Bool = false) {
         var mapping = hk_video_frame()
         guard hk_video_frame_map(sample, &mapping) != 0 else {
             gst_sample_unref(sample)
@@ -58,7 +60,11 @@ public final class VideoFrame: @unchecked Sendable {
         width = Int(mapping.width)
         height = Int(mapping.height)
         format = PixelFormat(mapping.format)
-        pts = hk_clock_time_is_valid(mapping.pts) != 0 ? Int64(mapping.pts) : -1
+        var time = mapping.pts
+        if inRunningTime, hk_clock_time_is_valid(time) != 0, let segment = gst_sample_get_segment(sample) {
+            time = gst_segment_to_running_time(segment, GST_FORMAT_TIME, time)
+        }
+        pts = hk_clock_time_is_valid(time) != 0 ? Int64(time) : -1
         duration = hk_clock_time_is_valid(mapping.duration) != 0 ? Int64(mapping.duration) : -1
         fullRange = mapping.full_range != 0
         bt709 = mapping.bt709 != 0

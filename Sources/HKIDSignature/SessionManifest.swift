@@ -36,6 +36,10 @@ public struct SessionManifest: Codable, Sendable, Equatable {
     /// manifests written without one, and its verdict nil when no result
     /// ended the session. Signed with the rest.
     public var liveness: Liveness?
+    /// Why a session that no result ended ended, in words (the index's
+    /// `reason`: "cancelled by the operator", "storage full: …"); absent when
+    /// its result ended it and in manifests made before it was added.
+    public var reason: String?
 
     /// What the manifest says of the liveness checks.
     public struct Liveness: Codable, Sendable, Equatable {
@@ -61,7 +65,7 @@ public struct SessionManifest: Codable, Sendable, Equatable {
 
     public init(sessionId: String, cardType: String, resultCode: Int?, status: String, videoTimestamp: String,
                 videoSha256: String?, imageSha256: String?, files: [String: String], detectorVersion: String,
-                keyId: String, createdAt: Int64, liveness: Liveness? = nil) {
+                keyId: String, createdAt: Int64, liveness: Liveness? = nil, reason: String? = nil) {
         format = Self.currentFormat
         self.sessionId = sessionId
         self.cardType = cardType
@@ -75,6 +79,7 @@ public struct SessionManifest: Codable, Sendable, Equatable {
         self.keyId = keyId
         self.createdAt = createdAt
         self.liveness = liveness
+        self.reason = reason
     }
 
     /// The bytes that are signed: sorted keys, no whitespace, UTF-8.

@@ -69,6 +69,8 @@ enum JSONResponse {
     static func encode<Value: Encodable>(_ value: Value) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Our own Encodable structs of strings and numbers: encoding cannot
+        // fail for them, and a reply must go out whatever happens.
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
     }
 

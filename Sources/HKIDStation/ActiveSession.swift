@@ -6,15 +6,12 @@ import Logging
 import Synchronization
 
 /// The running parts of the one session in progress: the liveness session,
-/// its analysis thread, its event log, and the moments for the SDK timestamp
-/// string. Events arrive on the session's delivery queue; what must change
-/// the station (start a deferred recording, end the session) is handed to
-/// the `Station` actor through `onRecordingWanted` / `onEnded`.
+/// its analysis, its event log, its index row as it stands, and the moments
+/// for the SDK timestamp string. Events arrive on the session's delivery
+/// queue; what must change the station (persist a moment, start a deferred
+/// recording, end the session) is returned from `handle` as a `Consequence`.
 final class ActiveSession: Sendable {
     let id: SessionID
-    /// The index row as the session started (what `finish` seals from when
-    /// the index cannot be read).
-    let record: SessionRecord
     let liveness: LivenessSession
     let worker: AnalysisWorker
     let log: SessionEventLog
@@ -25,27 +22,60 @@ final class ActiveSession: Sendable {
     private let logger: Logger
 
     private struct Progress {
+        var record: SessionRecord
         var timestamps = VideoTimestamps()
+        /// Someone (a cancel, the result, a shutdown, a storage failure) is ending the session.
         var finishing = false
         var recording = false
-        var lastResult: LivenessResult?
+        /// The result that ends the session, once the session reached it
+        /// before anyone began ending it.
+        var endingResult: LivenessResult?
     }
-    private let progress = Mutex(Progress())
+    private let progress: Mutex<Progress>
 
-    init(id: SessionID, record: SessionRecord, liveness: LivenessSession, worker: AnalysisWorker, log: SessionEventLog,
-         recordMode: RecordMode, directory: DataDirectory, logger: Logger) {
+    init(record: SessionRecord, id: SessionID, liveness: LivenessSession, worker: AnalysisWorker, log: SessionEventLog,
+         directory: DataDirectory, logger: Logger) {
         self.id = id
-        self.record = record
         self.liveness = liveness
         self.worker = worker
         self.log = log
-        self.recordMode = recordMode
+        recordMode = record.recordMode
         self.directory = directory
         self.logger = logger
+        progress = Mutex(Progress(record: record))
+    }
+
+    /// Hands `act` what each event asks of the station (nothing for most).
+    func onConsequence(_ act: @escaping @Sendable (Consequence) -> Void) {
+        // Weak: the liveness session this registers with belongs to this object.
+        liveness.onEvent { [weak self] event in
+            guard let self else { return }
+            let consequence = handle(event)
+            if case .none = consequence { return }
+            act(consequence)
+        }
     }
 
     var timestamps: VideoTimestamps { progress.withLock { $0.timestamps } }
+    var isFinishing: Bool { progress.withLock { $0.finishing } }
     var isRecording: Bool { progress.withLock { $0.recording } }
+    var endingResult: LivenessResult? { progress.withLock { $0.endingResult } }
+
+    /// The index row with the live frame counters and moments.
+    var record: SessionRecord {
+        var record = progress.withLock { progress in
+            var record = progress.record
+            record.timestamps = progress.timestamps
+            return record
+        }
+        record.copyCounters(worker.counters)
+        return record
+    }
+
+    /// Changes the row kept in memory (what is sealed when the index cannot be read).
+    func updateRecord(_ change: (inout SessionRecord) -> Void) {
+        progress.withLock { change(&$0.record) }
+    }
 
     func markRecordingStarted() {
         progress.withLock { progress in
@@ -62,11 +92,20 @@ final class ActiveSession: Sendable {
         progress.withLock { $0.timestamps.stop = VideoTimestamps.nowMilliseconds() }
     }
 
-    /// True exactly once: whoever gets it ends the session.
-    func claimFinish() -> Bool {
+    /// Why a claim to end the session is made: a cancel loses to a result the
+    /// session has already reached; anything else (the result itself, a
+    /// shutdown, the camera, a storage failure) ends it with that result.
+    enum Claimant { case cancel, other }
+
+    /// True exactly once: whoever gets it ends the session. A cancel gets
+    /// false as well once the session has reached its result, so a session
+    /// is never both cancelled and given a result.
+    func claimFinish(for claimant: Claimant) -> Bool {
         progress.withLock { progress in
-            defer { progress.finishing = true }
-            return !progress.finishing
+            if progress.finishing { return false }
+            if claimant == .cancel && progress.endingResult != nil { return false }
+            progress.finishing = true
+            return true
         }
     }
 
@@ -79,29 +118,17 @@ final class ActiveSession: Sendable {
         var consequence = Consequence.none
         switch event {
         case .operation(let command):
-            let moment = progress.withLock { progress -> Bool in
-                let now = VideoTimestamps.nowMilliseconds()
-                if command.currentStatus == .orth, progress.timestamps.firstMotion == 0 {
-                    progress.timestamps.firstMotion = now
-                    return true
-                } else if command.currentStatus == .reset, progress.timestamps.secondMotion == 0 {
-                    progress.timestamps.secondMotion = now
-                    return true
-                }
-                return false
-            }
-            if moment { consequence = .persist }
+            if noteMoment(of: command.currentStatus) { consequence = .persist }
         case .result(let result):
-            for image in result.images {
-                let name = Self.fileName(for: image.kind, code: result.code)
-                do {
-                    try DurableFile.write(image.data, to: directory.file(name, of: id), mode: 0o600)
-                    imagePaths[image.kind] = name
-                } catch {
-                    logger.error("still not saved", metadata: ["file": "\(name)", "error": "\(error)"])
-                }
+            // A result reached after someone began ending the session (a
+            // cancel that won) is not part of its story: the session was
+            // stopped before it.
+            guard accept(result) else {
+                logger.notice("a result reached after the session began ending is not kept",
+                              metadata: ["retCode": "\(result.retCode)"])
+                return .none
             }
-            progress.withLock { $0.lastResult = result }
+            imagePaths = saveStills(of: result)
             if result.code == .first && recordMode == .afterFirst {
                 consequence = .startRecording
             } else if result.code.endsSession {
@@ -114,7 +141,46 @@ final class ActiveSession: Sendable {
         return consequence
     }
 
-    var lastResult: LivenessResult? { progress.withLock { $0.lastResult } }
+    /// ORTH or RESET issued for the first time: their moments are kept.
+    private func noteMoment(of status: OperationStatus) -> Bool {
+        progress.withLock { progress -> Bool in
+            let now = VideoTimestamps.nowMilliseconds()
+            if status == .orth, progress.timestamps.firstMotion == 0 {
+                progress.timestamps.firstMotion = now
+                return true
+            } else if status == .reset, progress.timestamps.secondMotion == 0 {
+                progress.timestamps.secondMotion = now
+                return true
+            }
+            return false
+        }
+    }
+
+    /// False when the session is already being ended; a result that ends
+    /// the session is kept as its ending result otherwise.
+    private func accept(_ result: LivenessResult) -> Bool {
+        progress.withLock { progress in
+            guard !progress.finishing else { return false }
+            if result.code.endsSession && progress.endingResult == nil { progress.endingResult = result }
+            return true
+        }
+    }
+
+    private func saveStills(of result: LivenessResult) -> [StillKind: String] {
+        var imagePaths: [StillKind: String] = [:]
+        for image in result.images {
+            let name = Self.fileName(for: image.kind, code: result.code)
+            do {
+                try DurableFile.write(image.data, to: directory.file(name, of: id), mode: 0o600)
+                imagePaths[image.kind] = name
+            } catch {
+                // The line then names no still; the session itself goes on
+                // (a full disk ends it through the event log).
+                logger.error("still not saved", metadata: ["file": "\(name)", "error": "\(error)"])
+            }
+        }
+        return imagePaths
+    }
 
     /// Result 1's still is the first front-on view; a final result's card
     /// still replaces nothing, so it gets its own name.

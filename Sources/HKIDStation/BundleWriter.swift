@@ -36,28 +36,40 @@ struct BundleWriter {
             liveness: record.livenessMode == nil ? nil
                 : SessionManifest.Liveness(mode: record.livenessMode, challenge: record.challenge,
                                            firstRotation: record.firstRotation, verdict: record.livenessVerdict,
-                                           spoofScore: record.spoofScore))
+                                           spoofScore: record.spoofScore),
+            reason: record.reason)
         let bytes = manifest.canonicalJSON()
         let signature = try signer.signature(of: bytes)
         try DurableFile.write(bytes, to: directory.file(BundleLayout.manifest, of: id), mode: 0o600)
         try DurableFile.write(Data((signature + "\n").utf8), to: directory.file(BundleLayout.signature, of: id), mode: 0o600)
 
-        let finalPath = directory.bundlePath(of: id)
         let partialPath = directory.file(".bundle.zip.partial", of: id)
-        try? FileManager.default.removeItem(atPath: partialPath)
-        let archive = try Archive(url: URL(fileURLWithPath: partialPath), accessMode: .create)
+        do {
+            try zip(files.keys, of: id, into: partialPath)
+            HoldPoint.duringSeal.holdBlocking(logger: logger)
+            try DurableFile.rename(partialPath, to: directory.bundlePath(of: id))
+        } catch {
+            // A zip cut short (a full disk) is not left behind; the seal is tried again.
+            unlink(partialPath)
+            throw error
+        }
+        return manifest
+    }
+
+    /// Packs the manifest, its signature and `names` into a new zip at `path`, synced.
+    private func zip(_ names: some Collection<String>, of id: SessionID, into path: String) throws {
+        // A zip a killed seal left behind is started over.
+        unlink(path)
+        let archive = try Archive(url: URL(fileURLWithPath: path), accessMode: .create)
         // Tightened before anything personal goes in (the daemon's umask is 077 as well).
-        chmod(partialPath, 0o600)
+        chmod(path, 0o600)
         for name in [BundleLayout.manifest, BundleLayout.signature] + Self.contentFiles where name == BundleLayout.manifest
-            || name == BundleLayout.signature || files[name] != nil {
+            || name == BundleLayout.signature || names.contains(name) {
             // Video and JPEG are compressed already; deflate only the text.
             let compress = name.hasSuffix(".json") || name.hasSuffix(".jsonl")
             try Self.addFile(directory.file(name, of: id), as: name, to: archive, compress: compress)
         }
-        try DurableFile.sync(path: partialPath)
-        HoldPoint.duringSeal.holdBlocking(logger: logger)
-        try DurableFile.rename(partialPath, to: finalPath)
-        return manifest
+        try DurableFile.sync(path: path)
     }
 
     /// Adds a file from an open descriptor rather than with ZIPFoundation's

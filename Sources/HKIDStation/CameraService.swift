@@ -50,6 +50,16 @@ public final class CameraService: Sendable {
         self.sourceEnded = sourceEnded
     }
 
+    /// The pipeline settings `configuration` asks for.
+    static func settings(for configuration: StationConfiguration) throws(StationError) -> CameraPipeline.Settings {
+        var settings = CameraPipeline.Settings(source: try configuration.cameraSource)
+        settings.previewFramesPerSecond = configuration.previewFramesPerSecond
+        settings.previewWidth = configuration.previewWidth
+        settings.recordingBitrate = configuration.recordingBitrate
+        settings.loops = configuration.source == .file && configuration.loopFile
+        return settings
+    }
+
     public func start() {
         let thread = Thread { [self] in self.cameraLoop() }
         thread.name = "hkid.station.camera"
@@ -85,6 +95,7 @@ public final class CameraService: Sendable {
     private func waitForGeneration(after generation: Int, timeout: Duration) async -> Bool {
         let key = UUID()
         let timer = Task { [self] in
+            // Cancelled when a pipeline ran first; the removal below then finds no waiter.
             try? await Task.sleep(for: timeout)
             let waiter = state.withLock { $0.generationWaiters.removeValue(forKey: key) }
             waiter?.1.resume(returning: false)
@@ -139,6 +150,7 @@ public final class CameraService: Sendable {
             }
             ask(reply)
             Task {
+                // Never cancelled; `reply` answers only once, so a late fallback is a no-op.
                 try? await Task.sleep(for: timeout)
                 reply(fallback)
             }

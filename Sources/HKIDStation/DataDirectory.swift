@@ -53,6 +53,15 @@ public struct DataDirectory: Sendable {
         }
     }
 
+    /// Removes a session's folder and what is in it (a start that failed
+    /// before the session existed). Failing to is logged by nobody: the
+    /// folder then stays, empty or with an empty log, and holds nothing signed.
+    public func removeDirectory(of id: SessionID) {
+        do { try FileManager.default.removeItem(at: directory(for: id)) } catch {
+            // Nothing more can be done about it here; see above.
+        }
+    }
+
     /// A file of a session's bundle, by its bundle name.
     public func file(_ name: String, of id: SessionID) -> String {
         directory(for: id).appendingPathComponent(name).path

@@ -23,6 +23,7 @@ struct EventLogSummary {
     init(contentsOf path: String) {
         guard let data = FileManager.default.contents(atPath: path) else { return }
         for line in data.split(separator: UInt8(ascii: "\n")) {
+            // A line that does not parse is the one a crash cut: skipped, as said above.
             guard let object = try? JSONSerialization.jsonObject(with: Data(line)) as? [String: Any],
                   let type = object["type"] as? String else { continue }
             switch type {
@@ -47,12 +48,13 @@ struct EventLogSummary {
         }
     }
 
-    /// Cuts a log back to its last complete line (a crash can leave half of
-    /// one), so what is sealed is valid JSON lines.
-    static func truncateToLastLine(_ path: String) {
-        guard let data = FileManager.default.contents(atPath: path), let last = data.last, last != UInt8(ascii: "\n")
-        else { return }
+    /// Cuts a log back to its last complete line (a crash or a full disk can
+    /// leave half of one), so what is sealed is valid JSON lines. False when
+    /// the file cannot be read or cut (errno says why).
+    static func truncateToLastLine(_ path: String) -> Bool {
+        guard let data = FileManager.default.contents(atPath: path) else { return false }
+        guard let last = data.last, last != UInt8(ascii: "\n") else { return true }
         let keep = data.lastIndex(of: UInt8(ascii: "\n")).map { $0 + 1 } ?? 0
-        truncate(path, off_t(keep))
+        return truncate(path, off_t(keep)) == 0
     }
 }

@@ -50,11 +50,15 @@ enum OperatorPage {
   .hint { font-size:44px; font-weight:700; line-height:1.25; margin:0 0 14px; min-height:2.5em; }
   .alert { display:none; font-size:26px; font-weight:700; padding:12px 16px; border-radius:8px; background:var(--warn); color:#111; margin-bottom:14px; }
   .alert.on { display:block; }
-  ol.steps { list-style:none; padding:0; margin:0 0 18px; display:grid; grid-template-columns:repeat(4,1fr); gap:8px; }
-  ol.steps li { background:var(--panel); border-radius:8px; padding:10px 8px; text-align:center; font-size:15px; color:var(--dim);
-                border:2px solid transparent; word-break:keep-all; overflow-wrap:break-word; }
-  /* Each part of a label stays whole: "第一次翻轉" "向右" never split inside. */
-  ol.steps li .label span { display:inline-block; white-space:nowrap; margin:0 .15em; }
+  /* minmax(0,1fr): a long label wraps inside its own step, never widens the row. */
+  ol.steps { list-style:none; padding:0; margin:0 0 18px; display:grid; grid-template-columns:repeat(4,minmax(0,1fr)); gap:8px; }
+  ol.steps li { background:var(--panel); border-radius:8px; padding:10px 6px; text-align:center; font-size:15px; color:var(--dim);
+                border:2px solid transparent; min-width:0; }
+  /* Chinese has no spaces: keep-all lets a line break only between the
+     label's parts and at punctuation, never inside a word ("第一次翻轉",
+     "已結束"); English still breaks at its spaces ("Second / rotation"). */
+  ol.steps li, .status, .meta { word-break:keep-all; line-break:strict; }
+  ol.steps li .label span { display:inline-block; margin:0 .15em; }
   ol.steps li b { display:block; font-size:24px; }
   ol.steps li.now { border-color:#2563eb; color:var(--ink); }
   ol.steps li.done { background:#14532d; color:var(--ink); }
@@ -67,7 +71,9 @@ enum OperatorPage {
   .result .stills { display:flex; gap:12px; align-items:flex-start; flex-wrap:wrap; }
   .result img { max-width:100%; border-radius:6px; background:#000; }
   .result img.card { width:62%; } .result img.head { width:30%; }
-  .meta { color:var(--dim); font-size:14px; margin-top:10px; overflow-wrap:break-word; }
+  .meta { color:var(--dim); font-size:14px; margin-top:10px; overflow-wrap:anywhere; }
+  /* A figure and its word ("已分析 160 幀") stay on one line. */
+  .nobreak { white-space:nowrap; }
   .id { word-break:break-all; }
   .status { color:var(--dim); font-size:15px; }
 </style>
@@ -78,9 +84,9 @@ enum OperatorPage {
   <div class="controls">
   <label class="status" for="cardType" id="cardLabel">證件</label>
   <select id="cardType"><option value="2018">2018 新智能身份證</option><option value="2003">2003 智能身份證</option></select>
-  <select id="language"><option value="zh-HK">繁體中文</option><option value="en">English</option><option value="zh-CN">简体中文</option></select>
-  <button id="start" class="primary">開始 Start</button>
-  <button id="cancel" disabled>取消 Cancel</button>
+  <select id="language" aria-label="Language 語言"><option value="zh-HK">繁體中文</option><option value="en">English</option><option value="zh-CN">简体中文</option></select>
+  <button id="start" class="primary">開始</button>
+  <button id="cancel" disabled>取消</button>
   </div>
 </header>
 <main>
@@ -115,6 +121,7 @@ const token = new URLSearchParams(location.search).get("access_token");
 const withToken = (path) => token ? path + (path.includes("?") ? "&" : "?") + "access_token=" + encodeURIComponent(token) : path;
 const api = (path, options) => fetch(withToken(path), options).then(r => r.ok ? r.json() : Promise.reject(r));
 const $ = (id) => document.getElementById(id);
+const layoutCheck = new URLSearchParams(location.search).has("layout-check");
 const text = {
   "zh-HK": { steps: ["正面對準", "第一次翻轉", "復位", "第二次翻轉"],
              ok: "檢測成功", fail: { 2: "光線過亮", 3: "證件遺失", 4: "超時", 5: "疑似偽造證件" }, cancelled: "已取消", interrupted: "已中斷",
@@ -122,32 +129,47 @@ const text = {
              liveness: "防偽檢測", verdicts: { genuine: "真證件", spoof: "疑似偽造", pending: "未完成", unmeasured: "未能量度" },
              modes: { enforce: "執行", report: "只記錄" }, challenges: { fixed: "固定方向", random: "隨機方向" },
              alerts: { FAR: "距離過遠", NEAR: "距離過近", OVERSPEED: "轉動速度過快" }, idle: "請按「開始」",
-             session: "檢測", ended: "已結束", idleStatus: "閒置", camera: "鏡頭啟動中…", card: "證件",
-             reconnecting: "事件連線中斷，重新連線中…", frames: (a, d) => "已分析\u00a0" + a + "\u00a0幀，略過\u00a0" + d + "\u00a0幀",
+             session: "檢測", ended: "已結束", colon: "：", idleStatus: "閒置", camera: "鏡頭啟動中…", card: "證件",
+             start: "開始", cancel: "取消", cardTypes: { 2018: "2018 新智能身份證", 2003: "2003 智能身份證" },
+             reconnecting: "事件連線中斷，重新連線中…", frames: ["已分析 # 幀", "略過 # 幀"], comma: "，",
              statuses: { completed: "成功", failed: "失敗", cancelled: "已取消", interrupted: "已中斷", active: "進行中" },
-             reasons: { "cancelled by the operator": "操作員已取消", "the station shut down": "檢測站已關閉",
-                        "the video source ended": "影像來源已結束" } },
+             reasons: [["cancelled by the operator", "操作員已取消"], ["the station shut down", "檢測站已關閉"],
+                       ["the video source ended", "影像來源已結束"], ["storage full", "儲存空間已滿"],
+                       ["the camera failed", "鏡頭故障"], ["the camera is not running", "鏡頭未有運作"],
+                       ["the video source did not start again", "影像來源未能重新開始"],
+                       ["recording could not start", "未能開始錄影"],
+                       ["the station stopped during the session", "檢測站於檢測期間停止，重新啟動後已復原"],
+                       ["the station stopped while the session was being ended", "檢測站於結束檢測時停止，重新啟動後已封存"],
+                       ["the event log could not be written", "未能寫入事件記錄"]], otherReason: "其他原因" },
   "en": { steps: ["Face the camera", "First rotation", "Back to front", "Second rotation"],
           ok: "Verified", fail: { 2: "Too much glare", 3: "Card lost", 4: "Time is up", 5: "Not a genuine card" }, cancelled: "Cancelled", interrupted: "Interrupted",
           dirs: { right: "right", left: "left", up: "up", down: "down" },
           liveness: "Liveness", verdicts: { genuine: "genuine", spoof: "spoof", pending: "pending", unmeasured: "unmeasured" },
           modes: { enforce: "enforced", report: "report only" }, challenges: { fixed: "fixed challenge", random: "random challenge" },
           alerts: { FAR: "Too far", NEAR: "Too close", OVERSPEED: "Too fast" }, idle: "Press Start",
-          session: "Session", ended: "ended", idleStatus: "Idle", camera: "Camera starting…", card: "Card",
-          reconnecting: "Event stream interrupted; reconnecting…", frames: (a, d) => a + "\u00a0frames analysed, " + d + "\u00a0dropped",
+          session: "Session", ended: "ended", colon: ": ", idleStatus: "Idle", camera: "Camera starting…", card: "Card",
+          start: "Start", cancel: "Cancel", cardTypes: { 2018: "2018 smart ID card (new)", 2003: "2003 smart ID card" },
+          reconnecting: "Event stream interrupted; reconnecting…", frames: ["# frames analysed", "# dropped"], comma: ", ",
           statuses: { completed: "completed", failed: "failed", cancelled: "cancelled", interrupted: "interrupted", active: "active" },
-          reasons: {} },
+          reasons: [], otherReason: null },
   "zh-CN": { steps: ["正面对准", "第一次翻转", "复位", "第二次翻转"],
              ok: "检测成功", fail: { 2: "光线过亮", 3: "证件丢失", 4: "超时", 5: "疑似伪造证件" }, cancelled: "已取消", interrupted: "已中断",
              dirs: { right: "向右", left: "向左", up: "向上", down: "向下" },
              liveness: "防伪检测", verdicts: { genuine: "真证件", spoof: "疑似伪造", pending: "未完成", unmeasured: "未能测量" },
              modes: { enforce: "执行", report: "只记录" }, challenges: { fixed: "固定方向", random: "随机方向" },
              alerts: { FAR: "距离过远", NEAR: "距离过近", OVERSPEED: "转动速度过快" }, idle: "请按“开始”",
-             session: "检测", ended: "已结束", idleStatus: "闲置", camera: "镜头启动中…", card: "证件",
-             reconnecting: "事件连接中断，重新连接中…", frames: (a, d) => "已分析\u00a0" + a + "\u00a0帧，略过\u00a0" + d + "\u00a0帧",
+             session: "检测", ended: "已结束", colon: "：", idleStatus: "闲置", camera: "镜头启动中…", card: "证件",
+             start: "开始", cancel: "取消", cardTypes: { 2018: "2018 新智能身份证", 2003: "2003 智能身份证" },
+             reconnecting: "事件连接中断，重新连接中…", frames: ["已分析 # 帧", "略过 # 帧"], comma: "，",
              statuses: { completed: "成功", failed: "失败", cancelled: "已取消", interrupted: "已中断", active: "进行中" },
-             reasons: { "cancelled by the operator": "操作员已取消", "the station shut down": "检测站已关闭",
-                        "the video source ended": "影像来源已结束" } },
+             reasons: [["cancelled by the operator", "操作员已取消"], ["the station shut down", "检测站已关闭"],
+                       ["the video source ended", "影像来源已结束"], ["storage full", "存储空间已满"],
+                       ["the camera failed", "镜头故障"], ["the camera is not running", "镜头未有运行"],
+                       ["the video source did not start again", "影像来源未能重新开始"],
+                       ["recording could not start", "未能开始录像"],
+                       ["the station stopped during the session", "检测站于检测期间停止，重新启动后已恢复"],
+                       ["the station stopped while the session was being ended", "检测站于结束检测时停止，重新启动后已封存"],
+                       ["the event log could not be written", "未能写入事件记录"]], otherReason: "其他原因" },
 };
 let current = null, source = null, lang = "zh-HK", cardType = "2018", step = 0, quadTimer = null;
 /* The first rotation the session asked for (a random challenge may ask for
@@ -169,11 +191,37 @@ function renderSteps() {
     const n = i + 1;
     li.className = n < step ? "done" : (n === step ? (stoppedAt ? "stopped" : "now") : "");
   });
+  checkLayout();
 }
+/* A reason in the page's language: the table's phrase the station's
+   English reason starts with (or contains, for one that names a file
+   first); one the table lacks is "other reason" (the English stays in the
+   tooltip and the API). */
+function reasonText(reason) {
+  const w = words();
+  if (!w.otherReason) return reason;
+  const known = w.reasons.find(([english]) => reason.startsWith(english) || reason.includes(": " + english));
+  return known ? known[1] : w.otherReason;
+}
+/* The frame counts, each figure kept on one line with its word. */
+function framesNode(analysed, dropped) {
+  const w = words(), node = document.createElement("span");
+  w.frames.forEach((pattern, i) => {
+    if (i) node.append(w.comma);
+    const part = document.createElement("span"); part.className = "nobreak";
+    part.textContent = pattern.replace("#", i ? dropped : analysed); node.append(part);
+  });
+  return node;
+}
+/* The controls in the page's language; the language menu shows it. */
 function localStatus() {
   const w = words();
   $("cardLabel").textContent = w.card;
   $("nocam").textContent = w.camera;
+  $("start").textContent = w.start; $("cancel").textContent = w.cancel;
+  for (const option of $("cardType").options) option.textContent = w.cardTypes[option.value];
+  for (const option of $("language").options) option.toggleAttribute("selected", option.value === lang);
+  $("language").value = lang;
   if (!current && $("status").dataset.state !== "ended") $("status").textContent = w.idleStatus;
 }
 function sessionLine(s, ended) {
@@ -181,8 +229,9 @@ function sessionLine(s, ended) {
   line.textContent = "";
   line.append(w.session + " ");
   const id = document.createElement("span"); id.className = "id"; id.textContent = s.id; line.append(id);
-  line.append(ended ? " " + w.ended + "：" + (w.statuses[s.status] || s.status) : " · " + s.cardType + " · " + s.language);
+  line.append(ended ? " " + w.ended + w.colon + (w.statuses[s.status] || s.status) : " · " + s.cardType + " · " + s.language);
   line.dataset.state = ended ? "ended" : "following";
+  checkLayout();
 }
 /* The step an ended session had reached, from what it left: ORTH issued
    (or the first still) means step 2, RESET step 3, LEFTDOWN (the result
@@ -227,6 +276,7 @@ function onEvent(e) {
   case "frame": drawQuad(e.card); break;
   case "result": if (e.retCode === 1) setStep(Math.max(step, 2)); break;
   }
+  if (e.type !== "frame") checkLayout();
 }
 function showResult(s) {
   const w = words(), r = $("result"), stills = $("stills");
@@ -246,8 +296,12 @@ function showResult(s) {
   const meta = $("resultMeta");
   meta.textContent = w.session + " ";
   const id = document.createElement("span"); id.className = "id"; id.textContent = s.id; meta.append(id);
-  meta.append(" · " + (s.result ? "retCode " + s.result.retCode : (w.statuses[s.status] || s.status))
-    + " · " + w.frames(s.frames.analysed, s.frames.dropped) + (s.reason ? " · " + (w.reasons[s.reason] || s.reason) : ""));
+  meta.append(" · " + (s.result ? "retCode " + s.result.retCode : (w.statuses[s.status] || s.status)) + " · ");
+  meta.append(framesNode(s.frames.analysed, s.frames.dropped));
+  if (s.reason) {
+    const why = document.createElement("span"); why.textContent = reasonText(s.reason); why.title = s.reason;
+    meta.append(" · ", why);
+  }
   /* The liveness decision: verdict, spoof score, mode and challenge. */
   const l = s.liveness || {}, live = $("resultLiveness");
   live.textContent = "";
@@ -289,11 +343,49 @@ function finished(id) {
   }).catch(() => {});
 }
 function poll() {
+  checkLayout();
   if (!current) {
     api("/v1/sessions?status=active&limit=1").then(page => {
       if (page.sessions.length && !current) follow(page.sessions[0]);
     }).catch(() => {});
   }
+}
+/* `?layout-check`: the page writes what overflows its box into
+   body[data-overflow] after each change of what it shows (the layout test
+   reads it in a DOM dump, where timers may not have run). */
+function checkLayout() { if (layoutCheck) document.body.dataset.overflow = overflowing().join(" "); }
+function overflowing() {
+  /* Wider than its box: its content (text included, measured as a range)
+     reaches past its left or right edge, or it scrolls sideways. */
+  const wide = (el) => {
+    const box = el.getBoundingClientRect(), range = document.createRange();
+    range.selectNodeContents(el);
+    const content = range.getBoundingClientRect();
+    return el.scrollWidth > el.clientWidth + 1
+      || (content.width > 0 && (content.left < box.left - 1 || content.right > box.right + 1));
+  };
+  const found = [];
+  if (document.documentElement.scrollWidth > document.documentElement.clientWidth + 1) found.push("page");
+  const name = (el) => el.id || (el.dataset.step ? "step" + el.dataset.step : el.tagName.toLowerCase());
+  document.querySelectorAll("header, main > section, #status, #hint, #resultMeta, #resultLiveness, #steps, #steps li")
+    .forEach(el => { if (wide(el)) found.push(name(el)); });
+  document.querySelectorAll("#status, #resultMeta, #resultLiveness, #steps li")
+    .forEach(el => { for (const word of splitWords(el)) found.push(name(el) + ":" + word); });
+  return found;
+}
+/* Runs of Chinese characters (a word, or words with no space or punctuation
+   between them) that a line break splits: on two lines, a range over the run
+   has more than one box. */
+function splitWords(el) {
+  const split = [], range = document.createRange();
+  const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    for (const run of node.textContent.matchAll(/[\u3400-\u9fff]{2,}/g)) {
+      range.setStart(node, run.index); range.setEnd(node, run.index + run[0].length);
+      if (new Set([...range.getClientRects()].map(r => Math.round(r.top))).size > 1) split.push(run[0]);
+    }
+  }
+  return split;
 }
 function health() {
   api("/healthz").then(h => {

@@ -60,9 +60,14 @@ public final class SessionEventLog: Sendable {
                 let n = bytes[done...].withUnsafeBytes { write(state.fd, $0.baseAddress, $0.count) }
                 if n < 0 && errno == EINTR { continue }
                 guard n > 0 else {
-                    let reason = n < 0 ? String(cString: strerror(errno)) : "nothing was written"
-                    state.failure = "\(partialPath): the event log could not be written (\(reason))"
-                    return (state.failure, [])
+                    let code = n < 0 ? errno : ENOSPC
+                    var failure = Self.failure(errno: code, path: partialPath)
+                    // Half a line would be a lie at the end of the log: cut
+                    // it back to its last whole line. If even that fails,
+                    // recovery and the seal cut it again before signing.
+                    if done > 0, ftruncate(state.fd, off_t(state.written)) != 0 { failure += "; its half line is cut at the seal" }
+                    state.failure = failure
+                    return (failure, [])
                 }
                 done += n
             }
@@ -72,6 +77,13 @@ public final class SessionEventLog: Sendable {
         }
         for waiter in waiters { waiter.resume() }
         if let failed { onFailure(failed) }
+    }
+
+    /// A write failure in words: "storage full: …" when the disk has no room.
+    private static func failure(errno code: Int32, path: String) -> String {
+        let cause = String(cString: strerror(code))
+        if StorageFull.isFull(errno: code) { return StorageFull.reason("the event log could not be written", because: cause) }
+        return "\(path): the event log could not be written (\(cause))"
     }
 
     /// Every line from the first, then live lines until the session ends.

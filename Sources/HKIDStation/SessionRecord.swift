@@ -18,7 +18,8 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
     public var endedAt: Int64?
     public var resultCode: Int?
     public var resultMessage: String?
-    /// Why an interrupted or cancelled session ended, in words.
+    /// Why a session that did not end by its result ended, in words ("storage
+    /// full: …" when the disk ran out under it).
     public var reason: String?
     public var timestamps: VideoTimestamps
     public var framesReceived: Int
@@ -60,6 +61,16 @@ public struct SessionRecord: Codable, Sendable, Equatable, FetchableRecord, Muta
 
     public mutating func didInsert(_ inserted: InsertionSuccess) {
         seq = inserted.rowID
+    }
+}
+
+extension SessionRecord {
+    /// The frame counters, copied in this one place wherever a record is
+    /// brought up to date with its analysis.
+    mutating func copyCounters(_ counters: AnalysisWorker.Counters) {
+        framesReceived = counters.received
+        framesAnalysed = counters.analysed
+        framesDropped = counters.dropped
     }
 }
 

@@ -126,8 +126,9 @@ extension StationConfiguration {
     /// ignored by the decoder, so a typo is caught by `knownKeys` instead.
     public init(yamlFile path: String) throws(StationError) {
         self.init()
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw StationError(.configuration, "\(path): cannot be read")
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw StationError(.configuration, "\(path): cannot be read (\(error.localizedDescription))")
         }
         let file: File
         do {

@@ -12,7 +12,7 @@ public enum StationServer {
         let allowed = AllowedMethods()
         router.add(middleware: ErrorMappingMiddleware<BasicRequestContext>(allowed: allowed))
         if let token { router.add(middleware: BearerTokenMiddleware<BasicRequestContext>(token: token)) }
-        StationRoutes(station: station).register(on: router)
+        StationRoutes.register(on: router, station: station)
         allowed.load(from: router)
         return router
     }

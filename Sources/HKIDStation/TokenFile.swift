@@ -16,8 +16,9 @@ public enum TokenFile {
             throw StationError(.configuration,
                                "\(path): the token file is readable by others (mode \(String(info.st_mode & 0o777, radix: 8))); chmod 600 it")
         }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw StationError(.configuration, "\(path): the token file cannot be read")
+        let text: String
+        do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
+            throw StationError(.configuration, "\(path): the token file cannot be read (\(error.localizedDescription))")
         }
         let token = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard token.count >= 16, !token.contains(where: \.isWhitespace) else {

@@ -27,7 +27,10 @@ import Testing
         #expect(timestamps.count == 4 && timestamps.allSatisfy { $0 > 0 } && timestamps == timestamps.sorted(),
                 "start|first|second|stop must all be set and in order: \(timestamps)")
         let frames = try #require(session["frames"] as? [String: Any])
-        print("genuine session: wall \(wall), frames \(frames)")
+        let analysed = frames["analysed"] as? Int ?? 0, dropped = frames["dropped"] as? Int ?? -1
+        // (Frames that arrive after the result are received, neither analysed nor dropped.)
+        #expect(analysed > 0 && dropped >= 0 && analysed + dropped <= frames["received"] as? Int ?? 0, "frames: \(frames)")
+        #expect(wall < .seconds(30), "the session took \(wall) from the POST to the sealed bundle")
 
         let events = try await station.get("/v1/sessions/\(id)/events").text
         for status in ["BEGIN", "ORTH", "RESET", "LEFTDOWN", "COMPLETE"] {

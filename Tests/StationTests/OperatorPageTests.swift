@@ -6,9 +6,16 @@ import Testing
 /// the page follows the active session by itself, shows the hint in the
 /// session's language and draws the tracked quad, then shows the result with
 /// the still and head images. A screenshot of each moment is kept for people
-/// (its path is printed) — the assertions read the DOM after the page's own
-/// JavaScript has run.
+/// in `.build/operator-page/` — the assertions read the DOM after the page's
+/// own JavaScript has run.
 @Suite(.serialized) struct OperatorPageTests {
+    /// Where the screenshots stay for people to look at.
+    static func screenshotFolder() -> String {
+        let folder = StationProcess.repository.appendingPathComponent(".build/operator-page").path
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
     static let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
 
     /// Loads the page, lets its scripts run for `milliseconds` of real time,
@@ -65,9 +72,9 @@ import Testing
         // test has looked at the page, then the rest of the video at real
         // time. The session waits at ORTH for as long as the test needs, so
         // a loaded machine cannot let it finish before the page is seen.
-        let folder = StationProcess.temporaryDirectory()
+        let folder = Self.screenshotFolder()
         let feeder = try HeldFrameFeeder(sample: StationProcess.sample("slow-occluded-2018.mp4"),
-                                         fifo: folder + "/camera.fifo", width: 1280, height: 720)
+                                         fifo: StationProcess.temporaryDirectory() + "/camera.fifo", width: 1280, height: 720)
         let station = StationProcess(arguments: ["--source", "pipeline", "--pipeline",
                                                  "filesrc location=\(feeder.fifo) ! rawvideoparse width=1280 height=720 "
                                                  + "format=i420 framerate=30/1 ! identity sync=true"])
@@ -107,14 +114,13 @@ import Testing
             let png = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 20_000, "\(name) is not a real screenshot")
         }
-        print("operator page screenshots: \(folder)/during.png, \(folder)/after.png")
     }
 
     /// A zh-HK session cancelled after its first still, looked at on a
     /// counter screen and a phone: the status lines speak the page's
     /// language, the steps it reached stay marked (before: all grey), the
     /// step labels and the frame count never break inside a word. The
-    /// screenshots are for people to look at (their paths are printed).
+    /// screenshots are for people to look at (`.build/operator-page/`).
     @Test func aCancelledSessionKeepsItsStepsInThePagesLanguage() async throws {
         let station = StationProcess(arguments: ["--source", "file", "--file", StationProcess.sample("still-card-2018.mp4"),
                                                  "--restart-file-on-session"])
@@ -126,7 +132,7 @@ import Testing
         #expect(try await station.post("/v1/sessions/\(id)/cancel").status == 200)
         _ = try await station.waitUntilEnded(id)
 
-        let folder = StationProcess.temporaryDirectory()
+        let folder = Self.screenshotFolder()
         for (size, name) in [("1280,900", "cancelled-1280x900.png"), ("390,844", "cancelled-390x844.png")] {
             // A loaded machine may need a longer window for the page's fetches.
             let expected = "檢測 \(id) 已結束：已取消"
@@ -151,7 +157,53 @@ import Testing
             let png = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
             #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]) && png.count > 20_000, "\(name) is not a real screenshot")
         }
-        print("operator page screenshots: \(folder)/cancelled-1280x900.png, \(folder)/cancelled-390x844.png")
+    }
+
+    /// What the page's own layout check (`?layout-check`) found overflowing
+    /// its box, from a DOM dump; nil when the check did not run.
+    static func overflow(in dom: String) -> String? {
+        guard let range = dom.range(of: #"data-overflow="[^"]*""#, options: .regularExpression) else { return nil }
+        return String(dom[range].dropFirst("data-overflow=\"".count).dropLast())
+    }
+
+    /// A counter screen (1280x900) and a phone (390x844), in English and in
+    /// Chinese, during a session and after it: no step, status line or
+    /// result line is wider than its box, and the page never scrolls
+    /// sideways (before: the English step row cut step 4 off at 1280x900).
+    /// Screenshots of each stay in `.build/operator-page/`.
+    @Test func nothingOverflowsOnACounterScreenOrAPhoneInEitherLanguage() async throws {
+        let station = StationProcess(arguments: ["--source", "file", "--file", StationProcess.sample("still-card-2018.mp4"),
+                                                 "--restart-file-on-session"])
+        try station.start()
+        defer { station.stop() }
+        let folder = Self.screenshotFolder()
+        let page = "http://127.0.0.1:\(station.port)/?layout-check"
+        for language in ["en", "zh-HK"] {
+            let id = try #require(try await station.post("/v1/sessions", json: #"{"language":"\#(language)","overtimeSeconds":600}"#)
+                .json["id"] as? String)
+            try await station.waitUntilORTH(id)
+            for moment in ["during", "after"] {
+                if moment == "after" {
+                    #expect(try await station.post("/v1/sessions/\(id)/cancel").status == 200)
+                    _ = try await station.waitUntilEnded(id)
+                }
+                for (size, name) in [("1280,900", "1280x900"), ("390,844", "390x844")] {
+                    let dom = try Self.render(page, screenshot: "\(folder)/\(moment)-\(language)-\(name).png",
+                                              milliseconds: 4000, size: size)
+                    #expect(Self.overflow(in: dom) == "", "\(language) \(moment) at \(name): overflowing \(Self.overflow(in: dom) ?? "(the check did not run)")")
+                    let status = Self.element("status", in: dom) ?? ""
+                    #expect(status.contains(id), "\(language) \(moment) at \(name): the page is not on the session: \(status)")
+                    if language == "en" {
+                        #expect(!status.contains("："), "\(moment) at \(name): a full-width colon on the English page: \(status)")
+                        #expect(dom.contains(#"<option value="2018">2018 smart ID card (new)</option>"#)
+                                || dom.contains(#"<option value="2018" selected="">2018 smart ID card (new)</option>"#),
+                                "\(moment) at \(name): the card-type menu is not in English")
+                        #expect(dom.contains(#"<option value="en" selected="">English</option>"#),
+                                "\(moment) at \(name): the language menu does not show English")
+                    }
+                }
+            }
+        }
     }
 }
 

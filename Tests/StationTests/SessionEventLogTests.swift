@@ -41,7 +41,7 @@ import Testing
         let log = try SessionEventLog(partialPath: "/dev/full", finalPath: "/dev/null") { failures.add($0) }
         log.append(#"{"type":"operation"}"#)
         log.append(#"{"type":"frame"}"#)
-        #expect(failures.all == ["/dev/full: the event log could not be written (No space left on device)"])
+        #expect(failures.all == ["storage full: the event log could not be written (No space left on device)"])
         #expect(log.failure == failures.all.first)
     }
 }
