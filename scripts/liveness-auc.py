@@ -62,7 +62,8 @@ def main():
     ap.add_argument("--json", help="write each video's liveness object and expectation here")
     ap.add_argument("-j", type=int, default=2)
     args = ap.parse_args()
-    videos = sorted(glob.glob(os.path.join(args.set, "*.mp4")))
+    # A video without ground truth (eval-real's banknote) is not a session to score.
+    videos = sorted(v for v in glob.glob(os.path.join(args.set, "*.mp4")) if os.path.isfile(v[:-4] + ".gt.json"))
     if args.cases:
         wanted = set(args.cases.split(","))
         videos = [v for v in videos if os.path.basename(v)[:-4] in wanted]
