@@ -89,8 +89,9 @@ def main():
         if rc != 0:
             print(f"{name:34s} exit {rc} {' '.join(err)}")
             continue
-        if not liveness or liveness["verdict"] == "unmeasured":
-            print(f"{name:34s} {'attack ' if attack else 'genuine'} no card tracked: not scored")
+        if not liveness or liveness["verdict"] == "unmeasured" or \
+                all(c["score"] is None for c in liveness.get("checks", [])):
+            print(f"{name:34s} {'attack ' if attack else 'genuine'} nothing measured: not scored (retCode {ret})")
             continue
         score = liveness["spoofScore"]
         verdict = liveness["verdict"]

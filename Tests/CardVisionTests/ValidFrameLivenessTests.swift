@@ -10,33 +10,41 @@ import Logging
 import Testing
 
 @Suite struct ValidFrameLivenessTests {
-    /// A genuine 2018 card first held so close that the frame cuts it and the
-    /// camera cannot focus on it (a blur of 3 px at 960x540), for 1.6 s;
-    /// then backed off to a third of the view and turned as the flow asks.
-    static func nearFirstSession(seed: UInt64 = 38) -> [Frame] {
+    /// A genuine 2018 card first held so close that the frame cuts its left
+    /// side (0.8 of the view wide, its centre at a third) and the camera
+    /// cannot focus on it (a blur of 3 px at 960x540), for 1.6 s; then
+    /// backed off to a third of the view, centred, and turned as the flow asks.
+    static func nearFirstSession(seed: UInt64 = 38, farFirst: Bool = false) -> [Frame] {
         let scenes = Scenes(seed: seed)
         var s = scenes.scene(width: 960, height: 540)
         s.card_type = CR_CARD_2018
         s.roll_deg = 1.5
-        let near = Scenes.distance(forWidthRatio: 1.25, scene: s)
+        let near = Scenes.distance(forWidthRatio: farFirst ? 0.16 : 0.8, scene: s)
         let right = Scenes.distance(forWidthRatio: 0.34, scene: s)
+        let start = farFirst ? 479.5 : 330.0, focus = farFirst ? 0.0 : 3.0
         var frames: [Frame] = []
         func ease(_ i: Int, _ n: Int) -> Double { (1 - cos(Double(i) / Double(n) * .pi)) / 2 }
         for i in 0..<48 {  // near, cut by the frame, out of focus
             s.distance_mm = near
-            s.blur_sigma = 3
-            s.center_x = 470 + 8 * sin(Double(i) * 0.3)
+            s.blur_sigma = focus
+            s.center_x = start + 8 * sin(Double(i) * 0.3)
             frames.append(scenes.render(s))
         }
         for i in 1...24 {  // backed off, coming into focus
             let k = ease(i, 24)
             s.distance_mm = near + (right - near) * k
-            s.blur_sigma = 3 * (1 - k)
-            s.center_x = 470 + 9 * k
+            s.blur_sigma = focus * (1 - k)
+            s.center_x = start + (Double(s.width - 1) / 2 - start) * k
             frames.append(scenes.render(s))
         }
         s.blur_sigma = 0
-        for (index, angle) in LivenessEvidenceTests.flowAngles().enumerated() {
+        // The flow as the samples turn it: held, to +30 in 1.1 s, held, back
+        // in 1 s, held, to -30 in 1.1 s, held (30 fps).
+        let hold = { (a: Double, n: Int) in [Double](repeating: a, count: n) }
+        let turn = { (a: Double, b: Double, n: Int) in (1...n).map { a + (b - a) * ease($0, n) } }
+        let flow = hold(0, 36) + turn(0, 30, 33) + hold(30, 15) + turn(30, 0, 30) + hold(0, 24)
+            + turn(0, -30, 33) + hold(-30, 36)
+        for (index, angle) in flow.enumerated() {
             s.yaw_deg = angle
             s.center_x = Double(s.width - 1) / 2 + 6 * sin(Double(index) * 0.3)
             frames.append(scenes.render(s))
@@ -47,7 +55,8 @@ import Testing
     /// The session's results (every retCode it reported) with the frames fed
     /// through the real session, as replay does, at 30 fps.
     static func results(of frames: [Frame], mode: LivenessMode = .enforce) throws -> [LivenessResult] {
-        var configuration = LivenessConfiguration.english { $0.faceCascadePath = "" }
+        var configuration = LivenessConfiguration(cardType: .hkid2018)
+        configuration.faceCascadePath = ""
         configuration.liveness = mode
         var logger = Logger(label: "test")
         logger.logLevel = .critical
@@ -59,7 +68,7 @@ import Testing
             let analysis = try f.pixels.withUnsafeBufferPointer { p in
                 let y = p.baseAddress!, u = y + f.width * f.height, v = u + f.width * f.height / 4
                 return try session.addFrame(planes: [y, u, v], strides: [f.width, f.width / 2, f.width / 2],
-                                            width: f.width, height: f.height, format: .i420,
+                                            width: f.width, height: f.height, format: FramePixelFormat.i420,
                                             pts: Int64(index) * 33_333_333)
             }
             for case .result(let r) in analysis.events { results.append(r) }
@@ -72,9 +81,11 @@ import Testing
         return "retCode \(r.retCode) at \(r.t): \(checks?.joined(separator: ", ") ?? "no liveness")"
     }
 
-    /// Before the checks judged valid frames only, the blurred near card
-    /// read a black level of 0.3-0.5 and the session ended with 5 at 1 s,
-    /// before the card was ever backed off.
+    /// The whole session, judged as enforce judges it: it completes and is
+    /// genuine. (On a held-back real-looking video the blurred near card read
+    /// a black level of 0.50 and the session ended with 5 at 1.6 s; our
+    /// renderer's near card keeps its black, 0.000-0.013 with 3-8 px of
+    /// blur, so this guards the session's path, and the test below the rule.)
     @Test func genuineCardFirstHeldNearIsNotRefused() throws {
         let results = try Self.results(of: Self.nearFirstSession())
         let final = results.first { $0.code != .first }
@@ -82,8 +93,17 @@ import Testing
         #expect(final?.liveness?.verdict == .genuine, "\(results.map(Self.describe))")
     }
 
-    /// The shim's side of it: the near frames are counted as tracked but add
-    /// nothing to the material's statistics.
+    /// A card first held far (0.16 of the view wide) for 1.6 s: its print is
+    /// a pixel or two, its black averaged with the paper.
+    @Test func genuineCardFirstHeldFarIsNotRefused() throws {
+        let results = try Self.results(of: Self.nearFirstSession(farFirst: true))
+        let final = results.first { $0.code != .first }
+        #expect(final?.code == .success, "\(results.map(Self.describe))")
+        #expect(final?.liveness?.verdict == .genuine, "\(results.map(Self.describe))")
+    }
+
+    /// The rule itself: the near frames are counted as tracked but add
+    /// nothing to the material's statistics (before it, all 48 fed them).
     @Test func nearCutFramesDoNotFeedTheMaterialStatistics() {
         let frames = Self.nearFirstSession()
         let tracker = Tracker(cardType: HKCV_CARD_2018)
