@@ -70,11 +70,14 @@ def main():
     if not videos:
         sys.exit(f"liveness-auc: no videos in {args.set}")
 
+    descriptions = {}
+
     def one(video):
         gt = json.load(open(video[:-4] + ".gt.json"))
         attack = args.all_attacks or gt["expected"]["retCode"] == 5
         liveness, ret, rc, err = session_liveness(args.bin, video, gt["card_type"], gt.get("overtime", 30),
                                                   args.liveness)
+        descriptions[os.path.basename(video)[:-4]] = gt.get("description", "")
         return os.path.basename(video)[:-4], attack, liveness, ret, rc, err
 
     with ThreadPoolExecutor(args.j) as pool:
@@ -83,7 +86,8 @@ def main():
     verdicts = {}
     if args.json:
         with open(args.json, "w") as f:
-            json.dump([{"name": name, "attack": attack, "retCode": ret, "liveness": liveness}
+            json.dump([{"name": name, "description": descriptions[name], "attack": attack, "retCode": ret,
+                        "liveness": liveness}
                        for name, attack, liveness, ret, rc, err in rows], f)
     for name, attack, liveness, ret, rc, err in rows:
         if rc != 0:

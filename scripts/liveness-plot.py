@@ -28,10 +28,11 @@ CHECKS = [("opticallyVariable", "colour shift between poses (levels)", True),
 
 
 def kind(row):
-    name = row["name"]
+    name = row["name"] + " " + row.get("description", "").lower()
     if not row["attack"]:
         return "genuine"
-    for key, label in (("colour", "colour copy"), ("grey", "grey copy"), ("screen", "screen")):
+    for key, label in (("colour", "colour copy"), ("grey", "grey copy"), ("black-and-white", "grey copy"),
+                       ("screen", "screen")):
         if key in name:
             return label
     return row.get("kind") or "attack"
