@@ -15,7 +15,7 @@ packages=(
 for group in "$@"; do
   case "$group" in
     browser) packages+=(chromium fonts-noto-cjk) ;;   # operator-page and report screenshots (CJK hints)
-    eval) packages+=(python3-numpy python3-opencv) ;;  # the development set's scorer (scripts/eval-dev.sh)
+    eval) packages+=(python3-numpy python3-opencv python3-matplotlib) ;;  # the development set's scorer (scripts/eval-dev.sh), scripts/liveness-plot.py
     *) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
   esac
 done

@@ -6,6 +6,10 @@ import CCardVision
 public struct LivenessEvidence: Sendable, Hashable, Codable {
     /// Tracked frames measured.
     public var frames: Int
+    /// Of those, the frames that show the card's material and feed `chroma`
+    /// and `blackLevel`: the whole card in view, neither FAR nor NEAR, no
+    /// glare over the exposure limit.
+    public var materialFrames: Int
     /// Frames front-on (|yaw| and |pitch| < 6°).
     public var frontFrames: Int
     /// Frames turned at least 15° on either axis.
@@ -24,8 +28,10 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
 
     public init(frames: Int = 0, frontFrames: Int = 0, turnedFrames: Int = 0,
                 opticallyVariableShift: Double? = nil, opticallyVariableArea: Double? = nil,
-                chroma: Double? = nil, blackLevel: Double? = nil, finePrint: Double? = nil) {
+                chroma: Double? = nil, blackLevel: Double? = nil, finePrint: Double? = nil,
+                materialFrames: Int? = nil) {
         self.frames = frames
+        self.materialFrames = materialFrames ?? frames
         self.frontFrames = frontFrames
         self.turnedFrames = turnedFrames
         self.opticallyVariableShift = opticallyVariableShift
@@ -33,6 +39,25 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
         self.chroma = chroma
         self.blackLevel = blackLevel
         self.finePrint = finePrint
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case frames, materialFrames, frontFrames, turnedFrames, opticallyVariableShift, opticallyVariableArea
+        case chroma, blackLevel, finePrint
+    }
+
+    /// Evidence recorded before `materialFrames` existed reads it as `frames`.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(frames: try c.decode(Int.self, forKey: .frames),
+                  frontFrames: try c.decode(Int.self, forKey: .frontFrames),
+                  turnedFrames: try c.decode(Int.self, forKey: .turnedFrames),
+                  opticallyVariableShift: try c.decodeIfPresent(Double.self, forKey: .opticallyVariableShift),
+                  opticallyVariableArea: try c.decodeIfPresent(Double.self, forKey: .opticallyVariableArea),
+                  chroma: try c.decodeIfPresent(Double.self, forKey: .chroma),
+                  blackLevel: try c.decodeIfPresent(Double.self, forKey: .blackLevel),
+                  finePrint: try c.decodeIfPresent(Double.self, forKey: .finePrint),
+                  materialFrames: try c.decodeIfPresent(Int.self, forKey: .materialFrames))
     }
 
     init(_ l: hkcv_liveness) {
@@ -45,7 +70,8 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
                   opticallyVariableArea: measured(l.ovi_area),
                   chroma: measured(l.chroma),
                   blackLevel: measured(l.black_level),
-                  finePrint: measured(l.fine_print))
+                  finePrint: measured(l.fine_print),
+                  materialFrames: Int(l.material_frames))
     }
 }
 
@@ -70,8 +96,10 @@ public struct LivenessThresholds: Sendable, Hashable, Codable {
     /// A card with less colour saturation than this is a grey copy.
     public var chroma: Double = 6
     /// Tracked frames before the checks that need no rotation (black level,
-    /// colour) may end a session early: one second at 30 fps, so a moment
-    /// of a finger or a reflection over the card is outvoted.
+    /// colour) may end a session early, counted over the frames that show
+    /// the card's material (`LivenessEvidence.materialFrames`): one second
+    /// at 30 fps, so a moment of a finger or a reflection over the card is
+    /// outvoted.
     public var minimumFrames: Int = 30
 
     public init() {}

@@ -106,12 +106,14 @@ public struct LivenessReport: Sendable, Hashable, Codable {
         if let pixels {
             // Interim: the colour moving with the pose waits for the flow's
             // rotations; the rest waits for enough frames to outvote a moment.
-            let enoughFrames = final || pixels.frames >= thresholds.minimumFrames
+            // Black level and colour are read only on the frames that show the
+            // material (the whole card in view, neither far nor near, no glare).
+            let enoughFrames = final || pixels.materialFrames >= thresholds.minimumFrames
             check("opticallyVariable", pixels.opticallyVariableShift, thresholds.opticallyVariableShift,
                   higherIsGenuine: true, frames: pixels.frontFrames + pixels.turnedFrames, judgedNow: final)
             check("blackLevel", pixels.blackLevel, thresholds.blackLevel, higherIsGenuine: false,
-                  frames: pixels.frames, judgedNow: enoughFrames)
-            check("chroma", pixels.chroma, thresholds.chroma, higherIsGenuine: true, frames: pixels.frames,
+                  frames: pixels.materialFrames, judgedNow: enoughFrames)
+            check("chroma", pixels.chroma, thresholds.chroma, higherIsGenuine: true, frames: pixels.materialFrames,
                   judgedNow: enoughFrames)
         }
         if let wrongTurn {
@@ -129,6 +131,7 @@ public struct LivenessReport: Sendable, Hashable, Codable {
         return LivenessEvidence(frames: e.frames, frontFrames: e.frontFrames, turnedFrames: e.turnedFrames,
                                 opticallyVariableShift: r(e.opticallyVariableShift),
                                 opticallyVariableArea: r(e.opticallyVariableArea),
-                                chroma: r(e.chroma), blackLevel: r(e.blackLevel), finePrint: r(e.finePrint))
+                                chroma: r(e.chroma), blackLevel: r(e.blackLevel), finePrint: r(e.finePrint),
+                                materialFrames: e.materialFrames)
     }
 }

@@ -204,17 +204,22 @@ typedef struct hkcv_liveness {
     float ovi_area;             /* fraction of the card's cells whose colour moves by more than 6 levels
                                    between the same two bins; -1 as above */
     float chroma;               /* 99th percentile of the card's colour saturation (Cb/Cr distance from grey),
-                                   median over frames without glare (as black_level); -1 before the first
-                                   such frame */
+                                   median over the frames that show the material (material_frames); -1
+                                   before the first such frame */
     float black_level;          /* how far the card's 1st percentile luma lies above the darkest in view
                                    (the frame's 0.5th percentile), over the way from there to the card's
-                                   98th; median over frames without glare (over 25 % of the card saturated,
-                                   the exposure limit): print on a card is near black, a screen's or a
-                                   copy's black is lifted, a washed-out camera lifts the room's black too;
-                                   -1 before the first such frame */
+                                   98th; median over the frames that show the material (material_frames):
+                                   print on a card is near black, a screen's or a copy's black is lifted, a
+                                   washed-out camera lifts the room's black too; -1 before the first such
+                                   frame */
     float fine_print;           /* mean absolute Laplacian of the rectified luma over its 2nd-98th percentile
                                    range, median over front-on frames: a copy or a re-filmed screen loses the
                                    finest print; -1 before the first front-on frame */
+    int material_frames;        /* of the frames, those that show the card's material and feed chroma and
+                                   black_level: the whole card inside the frame (corners 2 % in from its
+                                   border), its width 0.25-0.90 of the frame's (the flow's FAR and NEAR),
+                                   glare within the exposure limit. A card cut by the frame, held too near
+                                   or too far, or under a reflection says nothing about its black or colour */
 } hkcv_liveness;
 
 /* The evidence gathered since the last reset. */

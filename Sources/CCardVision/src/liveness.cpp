@@ -40,6 +40,13 @@ constexpr double kFrontDeg = 6, kTurnedDeg = 15;
 constexpr int kMinBinFrames = 2;
 constexpr float kMovingCell = 6;  // levels: a cell "moves" beyond this
 constexpr float kMaxGlareForMaterial = 0.25f;  // saturated fraction of the card (the exposure limit)
+// A frame shows the card's material only when the whole card is in view,
+// neither too far nor too near (the flow's FAR and NEAR widths), and
+// without glare: a card cut by the frame is held too close for the camera
+// to focus (its print blurs, its black lifts), and a far one is a few
+// pixels of print.
+constexpr double kMaterialMargin = 0.02;  // of the frame's width (height): the card's corners stay inside it
+constexpr double kMaterialMinWidth = 0.25, kMaterialMaxWidth = 0.90;  // card width / frame width
 
 int pose_bin(double yaw, double pitch) {
     const double a = std::max(std::abs(yaw), std::abs(pitch));
@@ -101,6 +108,15 @@ float black_above_floor(int dark, int white, int floor) {
     return float(std::max(0, dark - floor)) / float(white - floor);
 }
 
+bool shows_material(const Quad &q, cv::Size size, float glare) {
+    if (glare > kMaxGlareForMaterial) return false;
+    const double mx = kMaterialMargin * size.width, my = kMaterialMargin * size.height;
+    for (const auto &p : q)
+        if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) return false;
+    const double width = mean_width(q) / size.width;
+    return width >= kMaterialMinWidth && width <= kMaterialMaxWidth;
+}
+
 float median(std::vector<float> v) {
     if (v.empty()) return -1;
     const size_t mid = v.size() / 2;
@@ -114,6 +130,7 @@ void LivenessEvidence::reset() {
     for (auto &sums : cell_sums_) sums.clear();
     bin_frames_.fill(0);
     frames_ = 0;
+    material_frames_ = 0;
     chroma_.clear();
     black_.clear();
     fine_print_.clear();
@@ -165,9 +182,11 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     ++frames_;
     // The darkest 1 %: a card's black print is a few percent of its face
     // (text strokes, the portrait's hair), a screen's black is everywhere.
-    // A reflection over the card veils its black and washes out its colour
-    // too, so frames with glare say nothing about the material.
-    if (glare <= kMaxGlareForMaterial) {
+    // Only frames that show the material (shows_material) count: a
+    // reflection over the card veils its black and washes out its colour,
+    // a card cut by the frame is out of focus, a far one is too few pixels.
+    if (shows_material(q, cv::Size(image.width, image.height), glare)) {
+        ++material_frames_;
         black_.push_back(black_above_floor(p1, p98, darkest_in_view(luma, limited)));
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
         cv::magnitude(cb(inside), cr(inside), saturation_);
@@ -197,6 +216,7 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
 hkcv_liveness LivenessEvidence::summary() const {
     hkcv_liveness out{};
     out.frames = frames_;
+    out.material_frames = material_frames_;
     for (int b = 0; b < kBins; ++b) out.pose_frames[b] = bin_frames_[size_t(b)];
     out.chroma = median(chroma_);
     out.black_level = median(black_);

@@ -23,7 +23,7 @@ private:
     // Per pose bin: the sum of each cell's (Cb, Cr), rescaled to a white of 200.
     std::array<std::vector<cv::Vec2f>, kBins> cell_sums_;
     std::array<int, kBins> bin_frames_{};
-    int frames_ = 0;
+    int frames_ = 0, material_frames_ = 0;
     std::vector<float> chroma_, black_, fine_print_;
     cv::Mat y_, lap_, saturation_;  // scratch
     std::vector<float> saturation_values_;

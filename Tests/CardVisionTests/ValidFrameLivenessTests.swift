@@ -1,0 +1,120 @@
+// ValidFrameLivenessTests.swift — the liveness checks judge only frames on
+// which the card's material can be read (issue 38): a card cut by the
+// frame, too near or too far, out of focus or under glare says nothing
+// about its black or its colour, and must not end a genuine session.
+import CCardRender
+import CCardVision
+import Foundation
+import HKIDLiveness
+import Logging
+import Testing
+
+@Suite struct ValidFrameLivenessTests {
+    /// A genuine 2018 card first held so close that the frame cuts its left
+    /// side (0.8 of the view wide, its centre at a third) and the camera
+    /// cannot focus on it (a blur of 3 px at 960x540), for 1.6 s; then
+    /// backed off to a third of the view, centred, and turned as the flow asks.
+    static func nearFirstSession(seed: UInt64 = 38, farFirst: Bool = false) -> [Frame] {
+        let scenes = Scenes(seed: seed)
+        var s = scenes.scene(width: 960, height: 540)
+        s.card_type = CR_CARD_2018
+        s.roll_deg = 1.5
+        let near = Scenes.distance(forWidthRatio: farFirst ? 0.16 : 0.8, scene: s)
+        let right = Scenes.distance(forWidthRatio: 0.34, scene: s)
+        let start = farFirst ? 479.5 : 330.0, focus = farFirst ? 0.0 : 3.0
+        var frames: [Frame] = []
+        func ease(_ i: Int, _ n: Int) -> Double { (1 - cos(Double(i) / Double(n) * .pi)) / 2 }
+        for i in 0..<48 {  // near, cut by the frame, out of focus
+            s.distance_mm = near
+            s.blur_sigma = focus
+            s.center_x = start + 8 * sin(Double(i) * 0.3)
+            frames.append(scenes.render(s))
+        }
+        for i in 1...24 {  // backed off, coming into focus
+            let k = ease(i, 24)
+            s.distance_mm = near + (right - near) * k
+            s.blur_sigma = focus * (1 - k)
+            s.center_x = start + (Double(s.width - 1) / 2 - start) * k
+            frames.append(scenes.render(s))
+        }
+        s.blur_sigma = 0
+        // The flow as the samples turn it: held, to +30 in 1.1 s, held, back
+        // in 1 s, held, to -30 in 1.1 s, held (30 fps).
+        let hold = { (a: Double, n: Int) in [Double](repeating: a, count: n) }
+        let turn = { (a: Double, b: Double, n: Int) in (1...n).map { a + (b - a) * ease($0, n) } }
+        let flow = hold(0, 36) + turn(0, 30, 33) + hold(30, 15) + turn(30, 0, 30) + hold(0, 24)
+            + turn(0, -30, 33) + hold(-30, 36)
+        for (index, angle) in flow.enumerated() {
+            s.yaw_deg = angle
+            s.center_x = Double(s.width - 1) / 2 + 6 * sin(Double(index) * 0.3)
+            frames.append(scenes.render(s))
+        }
+        return frames
+    }
+
+    /// The session's results (every retCode it reported) with the frames fed
+    /// through the real session, as replay does, at 30 fps.
+    static func results(of frames: [Frame], mode: LivenessMode = .enforce) throws -> [LivenessResult] {
+        var configuration = LivenessConfiguration(cardType: .hkid2018)
+        configuration.faceCascadePath = ""
+        configuration.liveness = mode
+        var logger = Logger(label: "test")
+        logger.logLevel = .critical
+        let session = LivenessSession(configuration: configuration, logger: logger)
+        defer { session.close() }
+        session.startDetect()
+        var results: [LivenessResult] = []
+        for (index, f) in frames.enumerated() {
+            let analysis = try f.pixels.withUnsafeBufferPointer { p in
+                let y = p.baseAddress!, u = y + f.width * f.height, v = u + f.width * f.height / 4
+                return try session.addFrame(planes: [y, u, v], strides: [f.width, f.width / 2, f.width / 2],
+                                            width: f.width, height: f.height, format: FramePixelFormat.i420,
+                                            pts: Int64(index) * 33_333_333)
+            }
+            for case .result(let r) in analysis.events { results.append(r) }
+        }
+        return results
+    }
+
+    static func describe(_ r: LivenessResult) -> String {
+        let checks = r.liveness?.checks.map { "\($0.name)=\($0.score.map { String($0) } ?? "nil") \($0.verdict)" }
+        return "retCode \(r.retCode) at \(r.t): \(checks?.joined(separator: ", ") ?? "no liveness")"
+    }
+
+    /// The whole session, judged as enforce judges it: it completes and is
+    /// genuine. (On a held-back real-looking video the blurred near card read
+    /// a black level of 0.50 and the session ended with 5 at 1.6 s; our
+    /// renderer's near card keeps its black, 0.000-0.013 with 3-8 px of
+    /// blur, so this guards the session's path, and the test below the rule.)
+    @Test func genuineCardFirstHeldNearIsNotRefused() throws {
+        let results = try Self.results(of: Self.nearFirstSession())
+        let final = results.first { $0.code != .first }
+        #expect(final?.code == .success, "\(results.map(Self.describe))")
+        #expect(final?.liveness?.verdict == .genuine, "\(results.map(Self.describe))")
+    }
+
+    /// A card first held far (0.16 of the view wide) for 1.6 s: its print is
+    /// a pixel or two, its black averaged with the paper.
+    @Test func genuineCardFirstHeldFarIsNotRefused() throws {
+        let results = try Self.results(of: Self.nearFirstSession(farFirst: true))
+        let final = results.first { $0.code != .first }
+        #expect(final?.code == .success, "\(results.map(Self.describe))")
+        #expect(final?.liveness?.verdict == .genuine, "\(results.map(Self.describe))")
+    }
+
+    /// The rule itself: the near frames are counted as tracked but add
+    /// nothing to the material's statistics (before it, all 48 fed them).
+    @Test func nearCutFramesDoNotFeedTheMaterialStatistics() {
+        let frames = Self.nearFirstSession()
+        let tracker = Tracker(cardType: HKCV_CARD_2018)
+        var tracked = 0
+        for (index, f) in frames.prefix(48).enumerated()
+            where tracker.process(f, pts: Int64(index) * 33_333_333).found != 0 { tracked += 1 }
+        var l = hkcv_liveness()
+        #expect(hkcv_tracker_liveness(tracker.handle, &l) == HKCV_OK)
+        #expect(tracked >= 30, "the near card is followed (\(tracked) of 48 frames)")
+        #expect(l.frames == Int32(tracked))
+        #expect(l.material_frames == 0, "no near frame judged: \(LivenessEvidenceTests.describe(l))")
+        #expect(l.black_level < 0 && l.chroma < 0, "\(LivenessEvidenceTests.describe(l))")
+    }
+}
