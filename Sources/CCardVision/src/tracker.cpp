@@ -313,7 +313,16 @@ std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect 
     }
     if (!best) return std::nullopt;
     auto r = polish(luma, best->quad, best->pixel_error + 2.0f, focal);
-    if (!r || !pulls_a_side_in(luma, r->quad, tracked, steps)) return std::nullopt;
+    if (!r) return std::nullopt;
+    // The further search may close the whole card round a box printed on
+    // it (a card-shaped panel of the print, its top on the header's rule):
+    // the card's faint sides end short of its corners, and only a side
+    // beyond the legs' ends closes it. Such a quad replaces the tracked one
+    // as an enclosing quad of the re-check does.
+    if (!further.empty() && best == &further.front() &&
+        replaces_on_recheck(r->quad, tracked, false, cv::Size(luma.cols, luma.rows)))
+        return r;
+    if (!pulls_a_side_in(luma, r->quad, tracked, steps)) return std::nullopt;
     return r;
 }
 
