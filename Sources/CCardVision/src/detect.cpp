@@ -101,33 +101,6 @@ bool corner_seen(const cv::Mat &gx, const cv::Mat &gy, const Quad &q, int k) {
            side_support(gx, gy, c + (after - c) * 0.06f, c + (after - c) * 0.20f) >= 0.5;
 }
 
-// What a quad's rank loses when none of its corners in view is a corner
-// (in proportion to those that are not). At 0.4 a box of a brick wall
-// closed by a shadow's edge no longer outranked the half-shadowed card
-// inside it (HardSceneTests.shadowSweepDoesNotHandTheCardToTheWall), but
-// the sample thumb-palm-light-desk-2018, whose thumb and palm leave few
-// corners in view, lost its card to a smaller quad and never reached ORTH.
-constexpr double kCornerWeight = 0.3;
-
-// Below this, a side separates nothing (the Bhattacharyya distance of
-// what lies along it inside and outside, unlike_surroundings): the same
-// wall on both sides of a mortar joint. Cards' sides measure 0.6-1.0.
-constexpr double kAlikeAcrossSide = 0.25;
-
-// A side with a step on only some of its places still parts the card
-// from what lies beyond when the two sides are unlike surfaces: a card
-// dimmed to the brightness of a printed page behind it differs from it by
-// +28 to -22 levels along one side (the page's shading), but the page's
-// text and the card's print differ (0.46-0.63 across three of its sides
-// where a mortar joint between brick columns reads 0.18-0.19).
-constexpr double kSomeStep = 0.25, kUnlikeSurfaces = 0.45;
-
-// Narrowest card (mean width over the frame's, its hidden part guessed)
-// the search takes with a side beyond the frame. The hard scene of a near
-// card cut by the frame is 0.55 wide; boxes of a brick wall closed by a
-// card's edge and running off the frame were 0.25-0.38.
-constexpr double kCutCardMinWidth = 0.4;
-
 // How near (small-image pixels) two quads' corners lie when they are one
 // quad found twice: of those, only the better ranked is kept.
 constexpr double kSameQuadPx = 4;
@@ -751,6 +724,231 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
     }
 }
 
+// Every threshold of the tests a hypothesis must pass (detect_card), in
+// one place. Shares of places are fractions 0..1 of the samples along a
+// side; distances are Bhattacharyya distances 0..1 of coarse brightness-
+// and-colour histograms (ColourHistogram).
+struct SearchParams {
+    // Held landscape, rolled by at most 50 degrees: the top side's rise at
+    // most this times its run (tan 50°). The flow turns the card about its
+    // own axes, which a card held upright would swap (also every upright
+    // brick).
+    float max_roll_rise = 1.19f;
+    // Turned further than anyone turns a card to show it (yaw or pitch,
+    // degrees).
+    double max_turn_deg = 42;
+    // Narrowest card (mean width over the frame's, its hidden part guessed)
+    // the search takes with a side beyond the frame. The hard scene of a
+    // near card cut by the frame is 0.55 wide; boxes of a brick wall closed
+    // by a card's edge and running off the frame were 0.25-0.38.
+    double cut_card_min_width = 0.4;
+    // A side runs on past a corner when a stretch beyond it (from 0.2 to
+    // 1.2 of run_on_stretch of the side past the corner) has an edge along
+    // the side's line at more than run_on_share of its places; a quad with
+    // more than one side running on past both corners was put together
+    // from longer lines.
+    float run_on_stretch = 0.15f, run_on_from = 0.2f, run_on_to = 1.2f;
+    double run_on_share = 0.6;
+    int max_sides_running_on = 1;
+    // Every side in view shows its edge at this share of its places at
+    // least, and at most one (partly under a thumb) below strong_side.
+    double min_side_edge = 0.2, strong_side = 0.6;
+    int max_weak_sides = 1;
+    // A side steps from what lies beyond it (side_step) at clear_step of
+    // its places, or at some_step when the bands either side of it are
+    // unlike surfaces: a card dimmed to the brightness of a printed page
+    // behind it differs from it by +28 to -22 levels along one side (the
+    // page's shading), but the page's text and the card's print differ
+    // (0.46-0.63 across three of its sides where a mortar joint between
+    // brick columns reads 0.18-0.19). All sides in view but one must step,
+    // and all but one must show the card's even margin inside (even_margin).
+    double clear_step = 0.5, some_step = 0.25, unlike_surfaces = 0.45;
+    // Print inside (inner_print): a brick, a tile or a door panel is the
+    // right shape but empty inside.
+    double min_inner_print = 0.06;
+    // The inside unlike a ring just outside (unlike_surroundings): a patch
+    // of wall or table framed by its own lines looks like the wall around it.
+    double min_unlike_surroundings = 0.35;
+    // Below this, a side separates nothing (unlike_across_side): the same
+    // wall on both sides of a mortar joint. Cards' sides measure 0.6-1.0. A
+    // card cut by the frame needs one of its two sides that run to the
+    // border above it: three columns of a brick wall closed by the bottom
+    // edge of the card above them read 0.18 and 0.19.
+    double alike_across_side = 0.25;
+    // A side's share of the rank: its edges along it, times its step
+    // share up to full_step (a side borrowed from the background, the next
+    // row of mortar beside the card, has edges but no step).
+    double full_step = 0.8;
+    // The support lost per relative error of the recovered aspect: of two
+    // quads on the same lines, the one nearer the card's aspect wins (the
+    // hidden side of a cut card is placed by it).
+    double aspect_penalty = 2;
+    // A quad with an inferred side must do better than one closed by four
+    // edges.
+    double inferred_rank = 0.9;
+    // What a quad's rank loses when none of its corners in view is a corner
+    // (in proportion to those that are not). At 0.4 a box of a brick wall
+    // closed by a shadow's edge no longer outranked the half-shadowed card
+    // inside it (HardSceneTests.shadowSweepDoesNotHandTheCardToTheWall), but
+    // the sample thumb-palm-light-desk-2018, whose thumb and palm leave few
+    // corners in view, lost its card to a smaller quad and never reached ORTH.
+    double corner_weight = 0.3;
+    // Expected corner error of a hypothesis, in pixels of the image searched.
+    float pixel_error = 3.0f, pixel_error_inferred = 6.0f;
+};
+constexpr SearchParams kSearch{};
+
+// What the tests of one search read: the downscaled image, its gradients
+// and colour planes, and how its pixels map back to the full frame.
+struct SearchImage {
+    const cv::Mat &small, &gx, &gy;
+    const cv::Mat *chroma;  // the two colour-difference planes (empty for grey input)
+    int glare_level;
+    cv::Size full;
+    cv::Point2f offset;  // where the searched region starts in the frame
+    float inv;           // full-frame pixels per small-image pixel
+    double focal_px;
+    // Smallest card worth finding, and the largest quad (small-image pixels).
+    double min_width, min_side, max_area;
+};
+
+// Whether the outline (q in the small image, fq the same in the frame) can
+// be a card held up to be shown: convex, not too small, within the image,
+// held landscape, the image of an ID-1 card for this camera, and turned
+// less than anyone turns a card.
+bool card_outline(const SearchImage &im, const Quad &q, const Quad &fq) {
+    if (!is_convex(q) || min_side(q) < im.min_side) return false;
+    if (mean_width(q) < im.min_width) return false;
+    if (quad_area(q) > im.max_area) return false;
+    const cv::Point2f top = q[1] - q[0];
+    if (std::abs(top.y) > kSearch.max_roll_rise * std::abs(top.x)) return false;
+    if (!card_shaped(fq, im.full, im.focal_px)) return false;
+    const Pose pose = pose_from_quad(fq, im.full, im.focal_px);
+    return pose.ok && std::abs(pose.yaw) <= kSearch.max_turn_deg && std::abs(pose.pitch) <= kSearch.max_turn_deg;
+}
+
+// Each side's edge support (side_support; -1 for a side mostly beyond
+// the frame, which the tests leave out), and how many are in view.
+struct SideEdges {
+    std::array<double, 4> support;
+    std::array<bool, 4> seen;
+    int visible = 0;
+};
+SideEdges side_edges(const SearchImage &im, const Quad &q) {
+    SideEdges e;
+    for (int k = 0; k < 4; ++k) {
+        e.support[k] = side_support(im.gx, im.gy, q[k], q[(k + 1) % 4]);
+        e.seen[k] = e.support[k] >= 0;
+        e.visible += e.seen[k];
+    }
+    return e;
+}
+
+// A card's sides end at its corners. A quad whose sides run on beyond them
+// (mortar lines, a table's edge, a line printed across the card) was put
+// together from longer lines. Only an edge along the side's line runs it
+// on: gravel beside a card has edges everywhere, and a light card on it
+// was refused for them.
+bool sides_end_at_corners(const SearchImage &im, const Quad &q, const SideEdges &e) {
+    int running_on = 0;
+    for (int k = 0; k < 4; ++k) {
+        if (!e.seen[k]) continue;
+        const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * kSearch.run_on_stretch;
+        running_on += side_support(im.gx, im.gy, a - d * kSearch.run_on_to, a - d * kSearch.run_on_from, Edges::along) >
+                          kSearch.run_on_share &&
+                      side_support(im.gx, im.gy, b + d * kSearch.run_on_from, b + d * kSearch.run_on_to, Edges::along) >
+                          kSearch.run_on_share;
+    }
+    return running_on <= kSearch.max_sides_running_on;
+}
+
+// The sides in view clearly there, but one that may be partly under a thumb.
+bool sides_are_edges(const SideEdges &e) {
+    int weak = 0;
+    for (int k = 0; k < 4; ++k)
+        if (e.seen[k]) {
+            if (e.support[k] < kSearch.min_side_edge) return false;
+            weak += e.support[k] < kSearch.strong_side;
+        }
+    return weak <= kSearch.max_weak_sides;
+}
+
+// How unlike the surfaces either side of each side are (unlike_across_side),
+// measured once a side and only when asked: the step test and a cut
+// card's sides both ask for it.
+class UnlikeAcross {
+public:
+    UnlikeAcross(const SearchImage &im, const Quad &q) : im_(im), q_(q) { v_.fill(-1); }
+    double operator()(int k) {
+        if (v_[k] < 0) v_[k] = unlike_across_side(im_.small, im_.chroma, q_, k);
+        return v_[k];
+    }
+
+private:
+    const SearchImage &im_;
+    const Quad &q_;
+    std::array<double, 4> v_;
+};
+
+// Whether the sides in view part the card from what lies beyond: all but
+// one show the card's even margin inside them, and all but one step from
+// the surface beyond (clear_step of their places, or some_step between
+// unlike surfaces). step receives each side's step share (1 along the
+// frame's border, where it is not judged).
+bool sides_part_surfaces(const SearchImage &im, const Quad &q, const SideEdges &e, UnlikeAcross &unlike,
+                         std::array<double, 4> &step) {
+    int margins = 0, stepped = 0;
+    step = {};
+    for (int k = 0; k < 4; ++k) {
+        if (!e.seen[k]) continue;
+        margins += even_margin(im.small, im.chroma, q, k);
+        step[k] = side_step(im.small, im.chroma, q, k);
+        if (step[k] < 0) step[k] = 1;  // at the frame's border: not judged
+        stepped += step[k] >= kSearch.clear_step ||
+                   (step[k] >= kSearch.some_step && unlike(k) >= kSearch.unlike_surfaces);
+    }
+    return margins >= e.visible - 1 && stepped >= e.visible - 1;
+}
+
+// A card cut by the frame: at least one of the two sides that run to the
+// border parts the card from something else.
+bool cut_sides_part_surfaces(const SideEdges &e, UnlikeAcross &unlike) {
+    const int beyond = int(std::find(e.seen.begin(), e.seen.end(), false) - e.seen.begin());
+    return unlike((beyond + 1) % 4) >= kSearch.alike_across_side ||
+           unlike((beyond + 3) % 4) >= kSearch.alike_across_side;
+}
+
+// A hypothesis's support: the mean over the sides in view of the share of
+// places with an edge along the side (or turned by no more than noise),
+// each weighed by its step share up to full_step, less the aspect
+// penalty. A side counts where it has both an edge along it and a step
+// across it: a quad that borrowed one side from the background (the next
+// row of mortar beside the card) is bigger than the card but scores less,
+// and any edge across it would count one on grass or gravel, where every
+// line has one.
+double outline_support(const SearchImage &im, const Quad &q, const Quad &fq, const SideEdges &e,
+                       const std::array<double, 4> &step) {
+    double support = 0;
+    for (int k = 0; k < 4; ++k)
+        if (e.seen[k])
+            support += side_support(im.gx, im.gy, q[k], q[(k + 1) % 4], Edges::along_within_noise) *
+                       std::min(1.0, step[k] / kSearch.full_step) / e.visible;
+    const double aspect_error = std::abs(plane_shape(fq, im.full, im.focal_px).aspect / kCardAspect - 1);
+    return support * (1 - kSearch.aspect_penalty * aspect_error);
+}
+
+// How many of the quad's corners are in view, and how many of those are
+// corners (corner_seen).
+std::pair<int, int> corners_seen(const SearchImage &im, const Quad &q) {
+    int corners_in_view = 0, corners = 0;
+    for (int k = 0; k < 4; ++k) {
+        if (!within_gradients(im.gx, q[k])) continue;
+        ++corners_in_view;
+        corners += corner_seen(im.gx, im.gy, q, k);
+    }
+    return {corners_in_view, corners};
+}
+
 }  // namespace
 
 double luma_step(const cv::Mat &luma, const Quad &q, int side) {
@@ -804,134 +1002,53 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
         if (ranked.size() > size_t(wanted)) ranked.pop_back();
     };
     bool joining = false;  // considering the quads of lines joined across a gap
+    const SearchImage im{small, gx, gy, small_chroma, glare_level, full, offset, inv, focal_px,
+                         min_width_small, min_side_small, max_area};
+    // A hypothesis (q in small-image pixels; inferred: a side of it has no
+    // line of its own) passes the card's tests and is ranked.
     auto consider = [&](const Quad &q, bool inferred) {
-        if (!is_convex(q) || min_side(q) < min_side_small) return;
-        if (mean_width(q) < min_width_small) return;
-        const double area = quad_area(q);
-        if (area > max_area) return;
-        // Held landscape, rolled by at most 50 degrees: the flow turns the
-        // card about its own axes, which a card held upright would swap.
-        // (Also every upright brick.)
-        const cv::Point2f top = q[1] - q[0];
-        if (std::abs(top.y) > 1.19f * std::abs(top.x)) return;  // tan 50°
         const Quad fq = scale_quad(q, inv, offset);
-        if (!card_shaped(fq, full, focal_px)) return;
-        // Turned further than anyone turns a card to show it.
-        const Pose pose = pose_from_quad(fq, full, focal_px);
-        if (!pose.ok || std::abs(pose.yaw) > 42 || std::abs(pose.pitch) > 42) return;
+        if (!card_outline(im, q, fq)) return;
         // Sides beyond the frame (a card cut by it) are left out of the
         // tests below; at least three must be in view.
-        std::array<double, 4> s;
-        std::array<bool, 4> seen;
-        int visible = 0;
-        for (int k = 0; k < 4; ++k) {
-            s[k] = side_support(gx, gy, q[k], q[(k + 1) % 4]);
-            seen[k] = s[k] >= 0;
-            visible += seen[k];
-        }
-        if (visible < 3) return;
+        const SideEdges edges = side_edges(im, q);
+        if (edges.visible < 3) return;
         // A card the frame cuts is a near one (NEAR is for it), or one on
         // its way out, which the tracker follows there. What the search
         // finds cut at an arm's length is the wall beside a card: columns
         // of bricks closed by the card's own edge, most of them beyond
         // the frame. (A side beyond a re-check's neighbourhood but in the
         // frame is no cut: that quad may be the card round a printed box.)
-        const bool cut = visible == 3 && beyond_frame(fq, full);
-        if (cut && mean_width(fq) < kCutCardMinWidth * full.width) return;
-        // A card's sides end at its corners. A quad whose sides run on
-        // beyond them (mortar lines, a table's edge, a line printed across
-        // the card) was put together from longer lines. Only an edge along
-        // the side's line runs it on: gravel beside a card has edges
-        // everywhere, and a light card on it was refused for them.
-        int running_on = 0;
-        for (int k = 0; k < 4; ++k) {
-            if (!seen[k]) continue;
-            const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * 0.15f;
-            running_on += side_support(gx, gy, a - d * 1.2f, a - d * 0.2f, Edges::along) > 0.6 &&
-                          side_support(gx, gy, b + d * 0.2f, b + d * 1.2f, Edges::along) > 0.6;
-        }
-        if (running_on > 1) return;
-        // The sides in view clearly there, but one that may be partly
-        // under a thumb.
-        int weak = 0;
-        for (int k = 0; k < 4; ++k)
-            if (seen[k]) {
-                if (s[k] < 0.2) return;
-                weak += s[k] < 0.6;
-            }
-        if (weak > 1) return;
-        // How unlike the surfaces either side of a side are: asked by the
-        // step test below and by a cut card's sides, measured once a side.
-        std::array<double, 4> unlike;
-        unlike.fill(-1);
-        auto unlike_at = [&](int k) {
-            if (unlike[k] < 0) unlike[k] = unlike_across_side(small, small_chroma, q, k);
-            return unlike[k];
-        };
-        int margins = 0, stepped = 0;
-        std::array<double, 4> step{};
-        for (int k = 0; k < 4; ++k) {
-            if (!seen[k]) continue;
-            margins += even_margin(small, small_chroma, q, k);
-            step[k] = side_step(small, small_chroma, q, k);
-            if (step[k] < 0) step[k] = 1;  // at the frame's border: not judged
-            stepped += step[k] >= 0.5 || (step[k] >= kSomeStep && unlike_at(k) >= kUnlikeSurfaces);
-        }
-        if (margins < visible - 1 || stepped < visible - 1) return;
-        if (inner_print(gx, gy, small, q, glare_level) < 0.06) return;
-        if (unlike_surroundings(small, small_chroma, q) < 0.35) return;
-        // A card cut by the frame: the two sides that run to the border
-        // must each part the card from something else. Three columns of a
-        // brick wall closed by the bottom edge of the card above them are
-        // unlike their surroundings only across that edge (their sides
-        // read 0.18 and 0.19; a card's 0.6-1.0).
-        if (cut) {
-            const int beyond = int(std::find(seen.begin(), seen.end(), false) - seen.begin());
-            if (unlike_at((beyond + 1) % 4) < kAlikeAcrossSide && unlike_at((beyond + 3) % 4) < kAlikeAcrossSide)
-                return;
-        }
-        // A side counts where it has both an edge along it and a step
-        // across it: a quad that borrowed one side from the background (the
-        // next row of mortar beside the card) is bigger than the card but
-        // scores less. (Any edge across it counted until 2026-11-25: on
-        // grass or gravel every line has one, and a quad whose side ran
-        // from the card's corner on along a grass blade outranked the card,
-        // being larger: HardSceneTests.sideIsNotBorrowedFromTheTexturePastACorner.)
-        double support = 0;
-        for (int k = 0; k < 4; ++k)
-            if (seen[k])
-                support += side_support(gx, gy, q[k], q[(k + 1) % 4], Edges::along_within_noise) *
-                           std::min(1.0, step[k] / 0.8) / visible;
-        // Of two quads on the same lines, the one nearer the card's aspect
-        // (the hidden side of a cut card is placed by it).
-        const double aspect_error = std::abs(plane_shape(fq, full, focal_px).aspect / kCardAspect - 1);
-        support *= 1 - 2 * aspect_error;
+        const bool cut = edges.visible == 3 && beyond_frame(fq, full);
+        if (cut && mean_width(fq) < kSearch.cut_card_min_width * full.width) return;
+        if (!sides_end_at_corners(im, q, edges) || !sides_are_edges(edges)) return;
+        UnlikeAcross unlike(im, q);
+        std::array<double, 4> step;
+        if (!sides_part_surfaces(im, q, edges, unlike, step)) return;
+        if (inner_print(gx, gy, small, q, glare_level) < kSearch.min_inner_print) return;
+        if (unlike_surroundings(small, small_chroma, q) < kSearch.min_unlike_surroundings) return;
+        if (cut && !cut_sides_part_surfaces(edges, unlike)) return;
+        const double support = outline_support(im, q, fq, edges, step);
         // Rank by support times size: the card beats the portrait and the
         // printed boxes inside it, which are as well supported. (The size
         // the search saw: a side guessed beyond the frame, or beyond a
         // re-check's neighbourhood, adds none; an enclosing quad guessed
-        // beyond the neighbourhood once handed a card over to a box of a
-        // brick wall, IoU 0.33.) A quad with
-        // an inferred side must do better than one closed by four edges.
-        // A quad put together from lines that only happen to cross (a
-        // card's side run on to a line of the background, the edge of a
-        // shadow across the wall) is as large as it likes and its sides are
-        // real edges, but where they meet nothing turns (kCornerWeight).
-        // Refusing such quads outright refused cut-off cards whose sides a
-        // tower behind them continues.
-        // (The corners can only lower the rank: a quad that cannot beat the
-        // last of those kept so far is not looked at.)
+        // beyond the neighbourhood could hand a card over to a box of a
+        // brick wall.) A quad put together from lines that only happen to
+        // cross (a card's side run on to a line of the background, the
+        // edge of a shadow across the wall) is as large as it likes and its
+        // sides are real edges, but where they meet nothing turns
+        // (corner_weight). Refusing such quads outright refused cut-off
+        // cards whose sides a tower behind them continues. (The corners can
+        // only lower the rank: a quad that cannot beat the last of those
+        // kept so far is not looked at.)
         const double shown = area_within(q, small.size());
-        double rank = support * std::sqrt(shown / max_area) * (inferred ? 0.9 : 1.0);
+        double rank = support * std::sqrt(shown / max_area) * (inferred ? kSearch.inferred_rank : 1.0);
         if (ranked.size() >= size_t(wanted) && rank <= ranked.back().detection.rank) return;
-        int corners_in_view = 0, corners = 0;
-        for (int k = 0; k < 4; ++k) {
-            if (!within_gradients(gx, q[k])) continue;
-            ++corners_in_view;
-            corners += corner_seen(gx, gy, q, k);
-        }
-        if (corners_in_view) rank *= 1 - kCornerWeight * (corners_in_view - corners) / corners_in_view;
-        keep(Detection{fq, support, (inferred ? 6.0f : 3.0f) * inv, false, joining, rank}, q);
+        const auto [corners_in_view, corners] = corners_seen(im, q);
+        if (corners_in_view) rank *= 1 - kSearch.corner_weight * (corners_in_view - corners) / corners_in_view;
+        const float pixel_error = inferred ? kSearch.pixel_error_inferred : kSearch.pixel_error;
+        keep(Detection{fq, support, pixel_error * inv, false, joining, rank}, q);
     };
     // The card already tracked competes on the same terms, so a re-check
     // replaces it only with something better (the enclosing card, when the

@@ -406,6 +406,61 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
     return std::nullopt;
 }
 
+// Whether the line side s of q lies on runs on past one of its corners: in
+// a stretch beyond the corner (kRunOnFrom to kRunOnTo of the side's
+// length past it) the same step across the line as along the side (at
+// least kRunOnStep of its median step, of the same polarity) at
+// kRunOnShare of the places or more. A card's edge ends at its corners;
+// the edge of a sheet of paper, a page or a table under the card runs on
+// past one of them at least (past both but at the sheet's own corner). (The stretches and the share are the search's for a side
+// that runs on, detect.cpp.)
+bool runs_on_past_a_corner(const cv::Mat &luma, const Quad &q, int s) {
+    constexpr float kRunOnFrom = 0.03f, kRunOnTo = 0.18f;
+    constexpr float kProbe = 3.f;       // pixels either side of the line a step is read across
+    constexpr int kMinStep = 8;         // grey levels: a side with less has no edge to follow
+    constexpr double kRunOnStep = 0.5, kRunOnShare = 0.6;
+    constexpr int kPlaces = 12;
+    const cv::Point2f a = q[s], b = q[(s + 1) % 4], d = b - a, n = outward_normal(q, s);
+    if (cv::norm(d) < 20) return false;
+    // The step across the line at p (outside minus inside), the largest of
+    // a few places across it of the given polarity (0: either); nullopt
+    // beyond the frame.
+    auto step_at = [&](cv::Point2f p, int polarity) -> std::optional<int> {
+        std::optional<int> best;
+        for (int k = -2; k <= 2; ++k) {
+            const cv::Point2f c = p + n * float(k), i = c - n * kProbe, o = c + n * kProbe;
+            const int xi = cvRound(i.x), yi = cvRound(i.y), xo = cvRound(o.x), yo = cvRound(o.y);
+            if (std::min({xi, yi, xo, yo}) < 0 || std::max(xi, xo) >= luma.cols || std::max(yi, yo) >= luma.rows)
+                return std::nullopt;
+            const int v = int(luma.at<uint8_t>(yo, xo)) - int(luma.at<uint8_t>(yi, xi));
+            const int score = polarity ? v * polarity : std::abs(v);
+            if (!best || score > (polarity ? *best * polarity : std::abs(*best))) best = v;
+        }
+        return best;
+    };
+    std::array<int, kPlaces> own;
+    int n_own = 0;
+    for (int i = 0; i < kPlaces; ++i)
+        if (const auto v = step_at(a + d * (0.1f + 0.8f * (i + 0.5f) / kPlaces), 0)) own[n_own++] = *v;
+    if (n_own < kPlaces / 2) return false;
+    std::nth_element(own.begin(), own.begin() + n_own / 2, own.begin() + n_own);
+    const int median = own[n_own / 2];
+    if (std::abs(median) < kMinStep) return false;
+    const int polarity = median > 0 ? 1 : -1;
+    auto runs_on = [&](cv::Point2f corner, cv::Point2f away) {
+        int hits = 0, total = 0;
+        for (int i = 0; i < kPlaces / 2; ++i) {
+            const float t = kRunOnFrom + (kRunOnTo - kRunOnFrom) * (i + 0.5f) / (kPlaces / 2);
+            const auto v = step_at(corner + away * t, polarity);
+            if (!v) continue;
+            ++total;
+            hits += *v * polarity >= kRunOnStep * std::abs(median);
+        }
+        return total >= kPlaces / 4 && hits >= kRunOnShare * total;
+    };
+    return runs_on(a, -d) || runs_on(b, d);
+}
+
 }  // namespace
 
 std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
@@ -497,6 +552,8 @@ std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &
         const float nearest = back ? std::max(2.f, (*back)[s] - 3.f) : std::max(3.f, 0.015f * extent);
         const float furthest = back ? (*back)[s] + 3.f : 0.16f * extent;
         auto out = side_moved(luma, chroma, q, s, 1.f, nearest, furthest, scratch, [&](const Refinement &m) {
+            // Not out onto the edge of something larger the card lies on.
+            if (runs_on_past_a_corner(luma, m.quad, s)) return false;
             if (card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before)) return true;
             if (!refused[s]) refused[s] = line_through(m.quad[s], m.quad[(s + 1) % 4]);
             return false;

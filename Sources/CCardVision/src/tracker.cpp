@@ -313,7 +313,16 @@ std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect 
     }
     if (!best) return std::nullopt;
     auto r = polish(luma, best->quad, best->pixel_error + 2.0f, focal);
-    if (!r || !pulls_a_side_in(luma, r->quad, tracked, steps)) return std::nullopt;
+    if (!r) return std::nullopt;
+    // The further search may close the whole card round a box printed on
+    // it (a card-shaped panel of the print, its top on the header's rule):
+    // the card's faint sides end short of its corners, and only a side
+    // beyond the legs' ends closes it. Such a quad replaces the tracked one
+    // as an enclosing quad of the re-check does.
+    if (!further.empty() && best == &further.front() &&
+        replaces_on_recheck(r->quad, tracked, false, cv::Size(luma.cols, luma.rows)))
+        return r;
+    if (!pulls_a_side_in(luma, r->quad, tracked, steps)) return std::nullopt;
     return r;
 }
 
@@ -438,92 +447,129 @@ std::optional<Refinement> Tracker::hold_sides_pulled_in(const cv::Mat &luma, con
     return held;
 }
 
+// One frame, in stages: locate the card (follow it, or search), re-check
+// what is followed now and then, search the whole frame when due, correct
+// its sides, commit it as the card being followed, and measure it. What
+// corrects a side, in order of precedence: a re-check's better quad (an
+// enclosing one, or the tracked one with a side pulled in) replaces the
+// followed quad outright; otherwise, within track(), a side the fit pulled
+// in from the print's prediction is held out (hold_sides_pulled_in), else
+// sides that drifted off the print are put back (back_to_print); and last,
+// once a frame whichever way the card was found, an outline no card
+// projects to has a faint side restored (correct_sides).
 void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement &out) {
     out = hkcv_measurement{};
     out.pts_ns = pts_ns;
     const FrameClock clock(stages_, out.stages);
-    cv::Mat luma = luma_of(image, luma_scratch_);
+    const FrameView f = begin_frame(image);
+    Located found = locate(f);
+    recheck(f, found);
+    search_when_due(f, found, out);
+    if (found.fit && shrank_onto_print(found.fit->quad, pts_ns)) found.fit.reset();
+    if (!found.fit) {
+        lose();
+        ++misses_;
+        return;
+    }
+    misses_ = 0;
+    correct_sides(f, found);
+    const Motion motion = commit(f, found, pts_ns);
+    measure(image, f, *found.fit, motion, pts_ns, out);
+}
+
+Tracker::FrameView Tracker::begin_frame(const hkcv_image &image) {
+    FrameView f;
+    f.luma = luma_of(image, luma_scratch_);
     chroma_ = chroma_of(image);
     // glare_luma is a full-range level; limited-range luma reaches the
     // same brightness at 16 + 219/255 of it (a saturated sensor gives 235).
     const bool limited = image.range == HKCV_RANGE_LIMITED &&
                          (image.format == HKCV_PIXEL_I420 || image.format == HKCV_PIXEL_NV12);
     glare_level_ = limited ? int(std::lround(16 + config_.glare_luma * 219.0 / 255.0)) : config_.glare_luma;
-    const cv::Size size(luma.cols, luma.rows);
-    if (size != frame_size_) {
+    f.size = cv::Size(f.luma.cols, f.luma.rows);
+    if (f.size != frame_size_) {
         lose();
         focal_.reset();
-        frame_size_ = size;
+        frame_size_ = f.size;
     }
-    const double focal_cfg = focal_from_hfov(config_.hfov_deg, size.width);
-    double focal = focal_cfg;
+    f.focal_cfg = focal_from_hfov(config_.hfov_deg, f.size.width);
+    f.focal = f.focal_cfg;
     if (config_.estimate_focal)
-        if (auto f = focal_.value()) focal = *f;
-
-    std::optional<Refinement> found;
-    bool by_print = false;   // found by following the print (not by a search)
-    bool confirmed = false;  // a re-check ranked the tracked quad first
-    if (tracking_) {
-        found = track(luma, focal);
-        by_print = found.has_value();
-        if (!found) {
-            // Local search around where the card was.
-            StageTimer timer(stages_.search);
-            cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(quad_.begin(), quad_.end()));
-            int mx = box.width / 2, my = box.height / 2;
-            cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
-            found = search(luma, roi, focal);
-        }
-    }
-    // A card that was cut by the frame had a side guessed beyond it; when
-    // the whole card is back in view, it is re-checked at once.
-    const bool back_in_view = found && was_cut_ && !beyond_frame(found->quad, size);
+        if (auto estimated = focal_.value()) f.focal = *estimated;
     // Under a lamp's glare the card's print is washed out, and the search
     // refuses the card for too little print inside it; a quad of the
     // background around the card then won the re-check and was followed
     // instead (a card turned under a lamp in front of a brick wall: IoU
     // 0.31 from the first re-check on, glare read 0.18 for 0.51). The
     // re-check waits until the glare has gone, as restoring a side does.
-    const bool washed_out = last_glare_ >= kWashedOutGlare;
-    if (found && !washed_out && (++since_recheck_ >= recheck_every_ || back_in_view)) {
-        // Edge tracking follows whatever edges it was given: if it started
-        // on (or slid onto) a box printed on the card, nothing pulls it
-        // back. Now and then the neighbourhood is searched afresh, and a
-        // better-ranked quad (the whole card) replaces the tracked one.
-        StageTimer timer(stages_.recheck);
-        since_recheck_ = 0;
-        cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(found->quad.begin(), found->quad.end()));
-        const int mx = box.width * 2 / 5, my = box.height * 2 / 5;
-        const cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
-        // At the scale the whole frame is searched at (the card was found
-        // there; the neighbourhood at a finer scale cost four times more).
-        const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
-                                                std::max(size.width, size.height)));
-        // (Only the best-ranked quad may replace the card being followed.)
-        const auto d = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &found->quad);
-        const bool encloses_it =
-            !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found->quad, back_in_view, size);
-        const auto better = encloses_it ? polish(luma, d.front().quad, d.front().pixel_error + 2.0f, focal)
-                                        : side_pulled_in(luma, roi, long_side, focal, d, found->quad);
-        confirmed = !d.empty() && d.front().incumbent;
-        if (better) {
-            found = better;
-            by_print = false;
-            widened_ = {};  // another quad: none of its sides was widened
-            recheck_every_ = kRecheckFrames;
-            side_pulled_in_ = !encloses_it;
-        } else if (!encloses_it && !std::exchange(side_pulled_in_, false)) {
-            // Confirmed: each confirmation halves how often this card is
-            // re-checked (15, 30, 60, up to 120 frames), since the search
-            // costs as much as twenty tracked frames. Not the first after a
-            // side was pulled in: that side may still be short of the
-            // card's edge, and a side that went out once drifts out again.
-            recheck_every_ = std::min(2 * recheck_every_, 8 * kRecheckFrames);
-        }
+    f.washed_out = last_glare_ >= kWashedOutGlare;
+    return f;
+}
+
+Tracker::Located Tracker::locate(const FrameView &f) {
+    Located found;
+    if (!tracking_) return found;
+    found.fit = track(f.luma, f.focal);
+    found.by_print = found.fit.has_value();
+    if (!found.fit) {
+        // Local search around where the card was.
+        StageTimer timer(stages_.search);
+        cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(quad_.begin(), quad_.end()));
+        int mx = box.width / 2, my = box.height / 2;
+        cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
+        found.fit = search(f.luma, roi, f.focal);
     }
+    return found;
+}
+
+void Tracker::recheck(const FrameView &f, Located &found) {
+    const cv::Mat &luma = f.luma;
+    const cv::Size size = f.size;
+    const double focal = f.focal;
+    // A card that was cut by the frame had a side guessed beyond it; when
+    // the whole card is back in view, it is re-checked at once.
+    const bool back_in_view = found.fit && was_cut_ && !beyond_frame(found.fit->quad, size);
+    if (!found.fit || f.washed_out || (++since_recheck_ < recheck_every_ && !back_in_view)) return;
+    // Edge tracking follows whatever edges it was given: if it started
+    // on (or slid onto) a box printed on the card, nothing pulls it
+    // back. Now and then the neighbourhood is searched afresh, and a
+    // better-ranked quad (the whole card) replaces the tracked one.
+    StageTimer timer(stages_.recheck);
+    since_recheck_ = 0;
+    cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(found.fit->quad.begin(), found.fit->quad.end()));
+    const int mx = box.width * 2 / 5, my = box.height * 2 / 5;
+    const cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
+    // At the scale the whole frame is searched at (the card was found
+    // there; the neighbourhood at a finer scale cost four times more).
+    const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
+                                            std::max(size.width, size.height)));
+    // (Only the best-ranked quad may replace the card being followed.)
+    const auto d = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &found.fit->quad);
+    const bool encloses_it =
+        !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found.fit->quad, back_in_view, size);
+    const auto better = encloses_it ? polish(luma, d.front().quad, d.front().pixel_error + 2.0f, focal)
+                                    : side_pulled_in(luma, roi, long_side, focal, d, found.fit->quad);
+    found.confirmed = !d.empty() && d.front().incumbent;
+    if (better) {
+        found.fit = better;
+        found.by_print = false;
+        widened_ = {};  // another quad: none of its sides was widened
+        recheck_every_ = kRecheckFrames;
+        side_pulled_in_ = !encloses_it;
+    } else if (!encloses_it && !std::exchange(side_pulled_in_, false)) {
+        // Confirmed: each confirmation halves how often this card is
+        // re-checked (15, 30, 60, up to 120 frames), since the search
+        // costs as much as twenty tracked frames. Not the first after a
+        // side was pulled in: that side may still be short of the
+        // card's edge, and a side that went out once drifts out again.
+        recheck_every_ = std::min(2 * recheck_every_, 8 * kRecheckFrames);
+    }
+}
+
+void Tracker::search_when_due(const FrameView &f, Located &found, hkcv_measurement &out) {
     ++since_search_;
-    if (!found && (misses_ < kMissesBeforeSparseSearch || since_search_ >= kStillSceneSearchEvery ||
-                   (misses_ % kSparseSearchEvery == 0 && view_change_.changed(luma)))) {
+    if (!found.fit && (misses_ < kMissesBeforeSparseSearch || since_search_ >= kStillSceneSearchEvery ||
+                       (misses_ % kSparseSearchEvery == 0 && view_change_.changed(f.luma)))) {
         // The whole frame costs tens of times a tracked frame. While no card
         // has been seen for a while, one frame in kSparseSearchEvery is
         // searched, and in a still view (nothing came into it since the
@@ -532,24 +578,23 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
         // fraction of its decoding.
         out.searched_full_frame = 1;
         StageTimer timer(stages_.search);
-        found = search(luma, cv::Rect(0, 0, size.width, size.height), focal);
+        found.fit = search(f.luma, cv::Rect(0, 0, f.size.width, f.size.height), f.focal);
+        found.by_print = false;
         since_search_ = 0;
-        view_change_.searched(luma);
+        view_change_.searched(f.luma);
     }
+}
+
+bool Tracker::shrank_onto_print(const Quad &q, int64_t pts_ns) const {
     // A card does not shrink to a fraction of its width within a moment: a
     // much smaller quad inside where it just was is a box printed on it
     // (the card itself is leaving the frame, or hidden for a moment).
     // (quad_ and last_pts_ keep the last card found through a loss.)
-    if (found && has_recent_ && pts_ns - last_pts_ < 500'000'000 &&
-        mean_width(found->quad) < 0.7 * mean_width(quad_) &&
-        encloses(quad_, found->quad, 0.05f * float(mean_width(quad_))))
-        found.reset();
-    if (!found) {
-        lose();
-        ++misses_;
-        return;
-    }
-    misses_ = 0;
+    return has_recent_ && pts_ns - last_pts_ < 500'000'000 && mean_width(q) < 0.7 * mean_width(quad_) &&
+           encloses(quad_, q, 0.05f * float(mean_width(quad_)));
+}
+
+void Tracker::correct_sides(const FrameView &f, Located &found) {
     // Once a frame, whichever way the card was found: a side on a line
     // printed inside the card, where the card's own edge is too faint to
     // compete, leaves a quad no card projects to. (Looking for the edge
@@ -560,19 +605,22 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     // kept there.)
     if (restore_wait_ > 0) {
         --restore_wait_;
-    } else if (!washed_out && card_inconsistency(found->quad, size, focal) > kInconsistentCard) {
+    } else if (!f.washed_out && card_inconsistency(found.fit->quad, f.size, f.focal) > kInconsistentCard) {
         StageTimer timer(stages_.fit);
-        auto restored = restore_faint_side(luma, chroma_, *found, focal, refine_);
-        if (restored && plausible(restored->quad, luma, focal)) {
-            found = restored;
-            by_print = false;
+        auto restored = restore_faint_side(f.luma, chroma_, *found.fit, f.focal, refine_);
+        if (restored && plausible(restored->quad, f.luma, f.focal)) {
+            found.fit = restored;
+            found.by_print = false;
         } else {
             restore_wait_ = kRestoreWait;
         }
     }
+}
+
+Tracker::Motion Tracker::commit(const FrameView &f, const Located &found, int64_t pts_ns) {
     {
         StageTimer timer(stages_.flow);
-        flow_.commit(luma, found->quad);
+        flow_.commit(f.luma, found.fit->quad);
     }
     // The print carries the card on from where a re-check confirmed it
     // (the search ranked it first), for a few seconds; then from this
@@ -581,14 +629,14 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     // a side on a mortar joint beside the card, the print carried that
     // error along, and holding the fit to it kept the side 10 px off after
     // the fit had left the joint by itself.
-    if (confirmed) {
-        carried_ = found->quad;
+    if (found.confirmed) {
+        carried_ = found.fit->quad;
         carried_frames_ = 0;
-    } else if (!by_print) {
+    } else if (!found.by_print) {
         carried_.reset();
     } else if (carried_ && ++carried_frames_ > kCarriedFramesMax) {
-        if (const OffPrint off = sides_off_print(*carried_, found->quad); off.out + off.in == 0) {
-            carried_ = found->quad;
+        if (const OffPrint off = sides_off_print(*carried_, found.fit->quad); off.out + off.in == 0) {
+            carried_ = found.fit->quad;
             carried_frames_ = 0;
         } else {
             carried_.reset();
@@ -596,9 +644,10 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     }
     has_recent_ = true;
 
-    const Quad q = found->quad;
-    const double dt = tracking_ ? double(pts_ns - last_pts_) * 1e-9 : 0.0;
-    const bool continuous = tracking_ && dt > 0 && dt < 1.0;
+    const Quad q = found.fit->quad;
+    Motion motion;
+    motion.dt = tracking_ ? double(pts_ns - last_pts_) * 1e-9 : 0.0;
+    motion.continuous = tracking_ && motion.dt > 0 && motion.dt < 1.0;
     if (tracking_) {
         prev_quad_ = quad_;
         has_prev_quad_ = true;
@@ -606,7 +655,12 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     quad_ = q;
     tracking_ = true;
     last_pts_ = pts_ns;
+    return motion;
+}
 
+Pose Tracker::pose_of(const FrameView &f, const Quad &q) {
+    const cv::Size size = f.size;
+    const double focal = f.focal, focal_cfg = f.focal_cfg;
     // Focal length from the card itself, when its perspective is strong
     // enough to say something and the answer is plausible: with it, the
     // quad must then be a card's image. (A quad with one side wrong also
@@ -617,15 +671,25 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     // guess: on dev_glare_2003 such quads took the estimate from 1065 to
     // 1483 px, with which the wrong quad then passed for a card.)
     Pose pose_cfg = pose_from_quad(q, size, focal_cfg);
-    if (config_.estimate_focal && pose_cfg.ok && !washed_out) {
+    if (config_.estimate_focal && pose_cfg.ok && !f.washed_out) {
         const double tilt = std::acos(std::cos(pose_cfg.yaw * kPi / 180) * std::cos(pose_cfg.pitch * kPi / 180)) * 180 / kPi;
         if (tilt > 18)
-            if (auto f = focal_from_quad(q, size))
-                if (*f > 0.6 * focal_cfg && *f < 1.7 * focal_cfg)
-                    if (card_inconsistency(q, size, *f) < kFocalFit) focal_.add(*f);
+            if (auto implied = focal_from_quad(q, size))
+                if (*implied > 0.6 * focal_cfg && *implied < 1.7 * focal_cfg)
+                    if (card_inconsistency(q, size, *implied) < kFocalFit) focal_.add(*implied);
     }
     Pose pose = focal == focal_cfg ? pose_cfg : pose_from_quad(q, size, focal);
     if (!pose.ok) pose = pose_cfg;
+    return pose;
+}
+
+void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinement &found, Motion motion,
+                      int64_t pts_ns, hkcv_measurement &out) {
+    const Quad &q = found.quad;
+    const cv::Size size = f.size;
+    const double focal = f.focal, dt = motion.dt;
+    const bool continuous = motion.continuous;
+    const Pose pose = pose_of(f, q);
 
     if (!continuous) {
         yaw_f_.reset();
@@ -641,7 +705,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     const double speed = angular_speed();
 
     out.found = 1;
-    out.confidence = found->confidence;
+    out.confidence = found.confidence;
     for (int i = 0; i < 4; ++i) {
         out.corners[2 * i] = q[i].x;
         out.corners[2 * i + 1] = q[i].y;
@@ -658,7 +722,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     Photometry ph;
     {
         StageTimer timer(stages_.photometry);
-        ph = measure_photometry(luma, q, glare_level_, photometry_);
+        ph = measure_photometry(f.luma, q, glare_level_, photometry_);
     }
     out.glare = ph.glare;
     last_glare_ = ph.glare;
@@ -667,7 +731,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     out.focal_px = float(focal);
     if (config_.liveness_evidence) {
         StageTimer timer(stages_.liveness);
-        liveness_.add(image, luma, q, yaw, pitch, ph.glare);
+        liveness_.add(image, f.luma, q, yaw, pitch, ph.glare);
     }
 
     if (std::abs(yaw) < config_.front_max_deg && std::abs(pitch) < config_.front_max_deg && !out.touches_border) {

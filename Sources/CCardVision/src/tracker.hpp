@@ -29,6 +29,51 @@ public:
     }
 
 private:
+    // What one frame's stages share: its luma and size, the focal lengths
+    // (the configured one and the one in use), and whether the last
+    // frame's glare washed the card's print out.
+    struct FrameView {
+        cv::Mat luma;
+        cv::Size size;
+        double focal = 0, focal_cfg = 0;
+        bool washed_out = false;
+    };
+    // This frame's card as the stages find and correct it.
+    struct Located {
+        std::optional<Refinement> fit;
+        bool by_print = false;   // found by following the print (not by a search)
+        bool confirmed = false;  // a re-check ranked the tracked quad first
+    };
+    // Time since the card last committed, and whether this frame follows on from it.
+    struct Motion {
+        double dt = 0;
+        bool continuous = false;
+    };
+    // The stages of process(), in order.
+    FrameView begin_frame(const hkcv_image &image);
+    // The card followed from the last frame (track), else searched for
+    // around where it was.
+    Located locate(const FrameView &f);
+    // Now and then, the neighbourhood of the followed card searched afresh:
+    // a better-ranked quad (the whole card round a box printed on it, or
+    // the card with a side pulled back in) replaces it.
+    void recheck(const FrameView &f, Located &found);
+    // The whole frame searched when nothing was found, sparsely once the
+    // card has been missing for a while.
+    void search_when_due(const FrameView &f, Located &found, hkcv_measurement &out);
+    // A much smaller quad inside the card just followed: a box printed on it.
+    bool shrank_onto_print(const Quad &q, int64_t pts_ns) const;
+    // An outline no card projects to with a faint side restored.
+    void correct_sides(const FrameView &f, Located &found);
+    // The found quad becomes the card followed (flow, print-carried quad,
+    // last quads).
+    Motion commit(const FrameView &f, const Located &found, int64_t pts_ns);
+    // The card's pose (and the focal length estimated from it).
+    Pose pose_of(const FrameView &f, const Quad &q);
+    // Pose, speed, photometry, liveness evidence and the still.
+    void measure(const hkcv_image &image, const FrameView &f, const Refinement &found, Motion motion,
+                 int64_t pts_ns, hkcv_measurement &out);
+
     std::optional<Refinement> track(const cv::Mat &luma, double focal);
     // A search of roi: the best outline found (find), widened to the card's
     // edges where its sides lie on print inside them.
