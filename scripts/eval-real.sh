@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Scores the CLI on the real phone photographs of ID-1 cards
-# (../shared/eval-real, 50 clips from DLC-2021; issue 39) with the
+# (../shared/eval-real, 50 clips from DLC-2021) with the
 # development set's scorer, prints its summary, and fails when the mean IoU
 # or the recall falls below the floors here: a floor just under what the
 # detector reaches, so that a change that loses real cards fails.
