@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "HKIDMedia", targets: ["HKIDMedia"]),
         .executable(name: "hkid-liveness", targets: ["hkid-liveness"]),
         .executable(name: "hkid-station", targets: ["hkid-station"]),
+        .executable(name: "hkid-hub", targets: ["hkid-hub"]),
+        .executable(name: "hkid-worker", targets: ["hkid-worker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -38,6 +40,8 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        // hkid-hub and hkid-worker (issue 37): the job store on PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "COpenCV", pkgConfig: "hkid-opencv4",
@@ -100,6 +104,35 @@ let package = Package(
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Yams", package: "Yams"),
+        ]),
+
+        // The check service (issue 37): the hub's HTTP API, the job store
+        // (PostgreSQL, or SQLite embedded), the worker loop; executables wire it.
+        .target(name: "HKIDHub", dependencies: [
+            "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDSignature",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "hkid-hub", dependencies: [
+            "HKIDHub",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "hkid-worker", dependencies: [
+            "HKIDHub",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "HubTests", dependencies: [
+            "HKIDHub", "HKIDSignature",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
 
         .target(name: "HKIDRegression", dependencies: []),
