@@ -2,17 +2,20 @@ import Logging
 import ServiceLifecycle
 
 /// Migrates the schema (retrying while the database is unreachable), then
-/// runs the worker loops until graceful shutdown, when each finishes the
-/// check in hand.
+/// runs the worker loops and the HTTP server (if any) until graceful
+/// shutdown, when each worker finishes the check in hand. The server starts
+/// listening only once the tables exist.
 public struct MigrationThenWorkers: Service {
     let store: any JobStore
     let logger: Logger
     let workers: [Worker]
+    let server: (any Service)?
 
-    public init(store: any JobStore, logger: Logger, workers: [Worker]) {
+    public init(store: any JobStore, logger: Logger, workers: [Worker], server: (any Service)? = nil) {
         self.store = store
         self.logger = logger
         self.workers = workers
+        self.server = server
     }
 
     public func run() async throws {
@@ -30,9 +33,8 @@ public struct MigrationThenWorkers: Service {
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in workers { group.addTask { try await worker.run() } }
+            if let server { group.addTask { try await server.run() } }
             try await group.waitForAll()
         }
-        // A hub without workers: stay in the group until it shuts down.
-        if workers.isEmpty { try? await gracefulShutdown() }
     }
 }

@@ -71,31 +71,30 @@ struct HubCommand: AsyncParsableCommand {
         do {
             var services: [any Service]
             let store: any JobStore
+            var loops: [Worker] = []
             if let database {
                 let url = try DatabaseURL(database)
                 let postgres = PostgresJobStore(client: url.makeClient(logger: logger), logger: logger,
                                                 deadline: configuration.databaseDeadline)
                 store = postgres
-                services = [PostgresStoreService(store: postgres, listens: false),
-                            MigrationThenWorkers(store: postgres, logger: logger, workers: [])]
+                services = [PostgresStoreService(store: postgres, listens: false)]
             } else {
                 let sqlite = try SQLiteJobStore(folder: embedded!)
-                try await sqlite.migrate()
                 let signer = ManifestSigner(privateKey: try KeyFile.readPrivateKey(at: signingKey!))
                 VisionThreads.limit(to: 1)
                 store = sqlite
-                let loops = (0..<workers).map { index in
+                loops = (0..<workers).map { index in
                     var worker = WorkerConfiguration(name: "embedded-\(index)")
                     worker.scratchDirectory = embedded!
                     return Worker(store: sqlite, runner: CheckRunner(signer: signer), configuration: worker, logger: logger)
                 }
-                services = [MigrationThenWorkers(store: sqlite, logger: logger, workers: loops)]
+                services = []
             }
             let log = logger
             let application = try HubServer.makeApplication(store: store, configuration: configuration, logger: logger) { port in
                 log.notice("listening", metadata: ["address": "http://\(host):\(port)"])
             }
-            services.append(application)
+            services.append(MigrationThenWorkers(store: store, logger: logger, workers: loops, server: application))
             let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                           logger: logger))
             try await group.run()
