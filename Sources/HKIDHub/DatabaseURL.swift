@@ -34,6 +34,10 @@ public struct DatabaseURL: Sendable, CustomStringConvertible {
                                                          database: database, tls: .disable)
         configuration.options.maximumConnections = maximumConnections
         configuration.options.connectTimeout = .seconds(3)
-        return PostgresClient(configuration: configuration, backgroundLogger: logger)
+        // The pool logs every failed connection attempt at info; the store's
+        // own retry messages say it once per attempt of ours.
+        var background = logger
+        background.logLevel = max(logger.logLevel, .warning)
+        return PostgresClient(configuration: configuration, backgroundLogger: background)
     }
 }
