@@ -142,7 +142,8 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
 
-        .executableTarget(name: "hkid-bench", dependencies: ["CCardVision", "CCardRender", "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDRegression", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(name: "hkid-bench", dependencies: ["CCardVision", "CCardRender", "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDRegression", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+            "HKIDHub", .product(name: "PostgresNIO", package: "postgres-nio")]),
 
         .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender", "HKIDRegression", "HKIDLiveness"]),
         .testTarget(name: "HKIDLivenessTests", dependencies: ["HKIDLiveness"]),

@@ -95,6 +95,18 @@ public struct CheckOutcome: Sendable {
     /// The canonical manifest bytes, exactly as signed, and the base64 signature.
     public var manifest: Data
     public var signature: String
+
+    public init(resultCode: Int?, verdict: String?, spoofScore: Double?, result: String?, events: Data,
+                files: [String: Data], manifest: Data, signature: String) {
+        self.resultCode = resultCode
+        self.verdict = verdict
+        self.spoofScore = spoofScore
+        self.result = result
+        self.events = events
+        self.files = files
+        self.manifest = manifest
+        self.signature = signature
+    }
 }
 
 /// How many checks are in each state, and the age of the oldest queued one.
