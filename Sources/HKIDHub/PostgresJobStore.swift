@@ -17,6 +17,8 @@ public final class PostgresJobStore: JobStore {
     public let doorbell = Doorbell()
     /// Set once the schema is migrated; the API answers 503 until then.
     private let migrated = Atomic(false)
+    /// Set when `run` starts the pool, which must run before the first query.
+    private let running = Atomic(false)
     let logger: Logger
     /// How long an API call waits for the database before 503.
     let deadline: Duration
@@ -34,6 +36,7 @@ public final class PostgresJobStore: JobStore {
     public func run(listens: Bool) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.client.run() }
+            running.store(true, ordering: .releasing)
             if listens { group.addTask { await self.listen() } }
             await group.next()
             group.cancelAll()
@@ -91,6 +94,9 @@ public final class PostgresJobStore: JobStore {
     }
 
     public func migrate() async throws {
+        // Asking the pool before it runs only works with a warning.
+        while !running.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(10)) }
+        try await Task.sleep(for: .milliseconds(20))
         try await transaction { connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
             for statement in PostgresSchema.statements {
