@@ -103,9 +103,9 @@ struct HubBench: ParsableCommand {
         for _ in 2..<max(rounds, 2) { try replay() }
         let plain = Bench.median(replays)
         let hub = perCheck[1]!
-        let inside = Bench.median(replaysInside), claimed = Bench.median(claimToResult)
+        let inside = Bench.median(replaysInside), perClaim = Bench.median(claimToResult)
         print("plain replay process: median \(Bench.fmt(plain)) s of \(replays.count); one worker, wall a check: \(Bench.fmt(hub)) s (\(Bench.fmt((hub / plain - 1) * 100, 1)) %)")
-        print("replay alone (its end line): median \(Bench.fmt(inside)) s; a check from claim to result (video fetched, replayed, signed, written): median \(Bench.fmt(claimed)) s: overhead \(Bench.fmt((claimed / inside - 1) * 100, 1)) %")
+        print("replay alone (its end line): median \(Bench.fmt(inside)) s; a check from claim to result (video fetched, replayed, signed, written): median \(Bench.fmt(perClaim)) s: overhead \(Bench.fmt((perClaim / inside - 1) * 100, 1)) %")
         print("2 workers against 1: \(Bench.fmt(perCheck[1]! / perCheck[2]!, 2))x the checks a minute")
 
         try await empty(store)
