@@ -74,6 +74,24 @@ struct WorkerFaultTests {
         #expect(BundleVerifier(publicKey: fixture.publicKey).verify(bundleAt: URL(fileURLWithPath: path)).problems == [])
     }
 
+    @Test func aWorkerTerminatedMidCheckFinishesItBeforeExiting() throws {
+        let database = try PostgresServer.shared.createDatabase()
+        let (hub, port) = try fixture.startHub(database: database)
+        defer { hub.stop() }
+        let client = HubClient(base: "http://127.0.0.1:\(port)")
+        let worker = try fixture.startWorker(database: database, name: "draining",
+                                             environment: ["HKID_WORKER_HOLD_AFTER_CLAIM": "1.5"])
+        let first = try #require(try client.upload(ChildProcess.sample("no-card.mp4"), key: "drain-1").json["id"] as? String)
+        _ = try worker.waitFor("claimed")
+        let second = try #require(try client.upload(ChildProcess.sample("no-card.mp4"), key: "drain-2").json["id"] as? String)
+        worker.signal(SIGTERM)
+        worker.process.waitUntilExit()
+        #expect(worker.process.terminationStatus == 0, "\(worker.output)")
+        // The check in hand was finished and written; the next was left queued.
+        #expect(try client.request("GET", "/v1/checks/\(first)").json["state"] as? String == "done", "\(worker.output)")
+        #expect(try client.request("GET", "/v1/checks/\(second)").json["state"] as? String == "queued")
+    }
+
     @Test func aCheckWhoseWorkerDiesOnEveryAttemptFailsAfterTheLastOne() throws {
         let database = try PostgresServer.shared.createDatabase()
         let (hub, port) = try fixture.startHub(database: database, arguments: ["--max-attempts", "2"])
