@@ -78,8 +78,10 @@ final class ChildProcess: @unchecked Sendable {
     }
 }
 
-/// A signing key pair in files, and a client token file, for one test.
-struct HubFixture {
+/// A signing key pair in files, and a client token file, for one test;
+/// the folder (the workers' scratch directory too) goes with it.
+final class HubFixture: @unchecked Sendable {
+    // @unchecked: every property is a constant; the public key type is not marked Sendable on Linux.
     let directory: String
     let privateKeyPath: String
     let publicKeyPath: String
@@ -99,6 +101,10 @@ struct HubFixture {
         try KeyFile.pem(privateKey: key).write(toFile: privateKeyPath, atomically: true, encoding: .utf8)
         try KeyFile.pem(publicKey: key.publicKey).write(toFile: publicKeyPath, atomically: true, encoding: .utf8)
         try "bank \(Self.token)\nother \(Self.otherToken)\n".write(toFile: tokenPath, atomically: true, encoding: .utf8)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(atPath: directory)
     }
 
     func startHub(database: String, arguments: [String] = [], wrapper: [String] = []) throws -> (ChildProcess, Int) {
