@@ -25,6 +25,8 @@ let package = Package(
         .library(name: "HKIDMedia", targets: ["HKIDMedia"]),
         .executable(name: "hkid-liveness", targets: ["hkid-liveness"]),
         .executable(name: "hkid-station", targets: ["hkid-station"]),
+        .executable(name: "hkid-hub", targets: ["hkid-hub"]),
+        .executable(name: "hkid-worker", targets: ["hkid-worker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -40,6 +42,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
         // Hummingbird's own; HKIDStation writes NIO ByteBuffers directly.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // hkid-hub and hkid-worker: the job store on PostgreSQL.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(name: "COpenCV", pkgConfig: "hkid-opencv4",
@@ -108,6 +112,35 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
+        // The check service (issue 37): the hub's HTTP API, the job store
+        // (PostgreSQL, or SQLite embedded), the worker loop; executables wire it.
+        .target(name: "HKIDHub", dependencies: [
+            "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDSignature",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "hkid-hub", dependencies: [
+            "HKIDHub",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "hkid-worker", dependencies: [
+            "HKIDHub",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "HubTests", dependencies: [
+            "HKIDHub", "HKIDSignature",
+            .product(name: "PostgresNIO", package: "postgres-nio"),
+        ]),
+
         .target(name: "HKIDRegression", dependencies: []),
         .executableTarget(name: "hkid-samples", dependencies: [
             "CCardRender", "HKIDMedia", "HKIDRegression",
@@ -115,7 +148,8 @@ let package = Package(
             .product(name: "Yams", package: "Yams"),
         ]),
 
-        .executableTarget(name: "hkid-bench", dependencies: ["CCardVision", "CCardRender", "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDRegression", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log")]),
+        .executableTarget(name: "hkid-bench", dependencies: ["CCardVision", "CCardRender", "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDRegression", .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+            "HKIDHub", .product(name: "PostgresNIO", package: "postgres-nio")]),
 
         .testTarget(name: "CardVisionTests", dependencies: ["CCardVision", "CCardRender", "HKIDRegression", "HKIDLiveness"]),
         .testTarget(name: "HKIDLivenessTests", dependencies: ["HKIDLiveness"]),

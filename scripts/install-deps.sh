@@ -10,6 +10,7 @@ packages=(
   gstreamer1.0-plugins-bad gstreamer1.0-plugins-ugly gstreamer1.0-libav
   libopencv-dev opencv-data libjpeg62-turbo-dev
   libsqlite3-dev sqlite3   # sqlite3: the station tests change the index under the daemon
+  postgresql-15 postgresql-client-15 curl iproute2   # hkid-hub's tests: a real server, curl, network namespaces
 )
 # Extra groups, asked for by the make targets that need them.
 for group in "$@"; do

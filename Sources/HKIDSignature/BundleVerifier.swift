@@ -101,7 +101,10 @@ public struct BundleVerifier: Sendable {
                 report.problems.append("\(name): SHA-256 is \(actual), the manifest says \(expected)")
             }
         }
-        if let video = manifest.videoSha256, manifest.files[BundleLayout.video] != video {
+        // A station records video.mkv; a hub keeps an upload's container (video.mp4, ...).
+        let videoEntry = manifest.files[BundleLayout.video]
+            ?? manifest.files.first(where: { $0.key.hasPrefix("video.") })?.value
+        if let video = manifest.videoSha256, videoEntry != video {
             report.problems.append("\(BundleLayout.manifest): videoSha256 disagrees with its files entry")
         }
         if let image = manifest.imageSha256, !manifest.files.values.contains(image) {

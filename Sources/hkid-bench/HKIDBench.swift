@@ -6,5 +6,5 @@ struct HKIDBench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "hkid-bench",
         abstract: "Benchmarks for hkid-liveness.",
-        subcommands: [VisionBench.self, SceneBench.self, ReplayBench.self, LatencyBench.self, StartupBench.self, MemoryBench.self, SoakBench.self])
+        subcommands: [VisionBench.self, SceneBench.self, ReplayBench.self, LatencyBench.self, StartupBench.self, MemoryBench.self, SoakBench.self, HubBench.self])
 }
