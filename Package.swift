@@ -32,7 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/jpsim/Yams", from: "5.0.1"),
-        // hkid-station (issue 6) and its signed bundles:
+        // hkid-station and its signed bundles:
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -62,7 +62,7 @@ let package = Package(
         .target(name: "CCardVision", dependencies: ["COpenCV"],
                 linkerSettings: [.linkedLibrary("jpeg")]),
         .target(name: "CCardRender", dependencies: ["COpenCV"],
-                linkerSettings: [.linkedLibrary("jpeg")]),  // photographs for harder scenes (issue 12)
+                linkerSettings: [.linkedLibrary("jpeg")]),  // photographs for harder scenes
 
         .target(name: "HKIDLiveness", dependencies: [
             "CCardVision",
@@ -80,7 +80,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // The recording station daemon (issue 6): signing, the server library, the executable.
+        // The recording station daemon: signing, the server library, the executable.
         .target(name: "HKIDSignature", dependencies: [
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "ZIPFoundation", package: "ZIPFoundation"),
@@ -112,7 +112,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
 
-        // The check service (issue 37): the hub's HTTP API, the job store
+        // The check service: the hub's HTTP API, the job store
         // (PostgreSQL, or SQLite embedded), the worker loop; executables wire it.
         .target(name: "HKIDHub", dependencies: [
             "HKIDLiveness", "HKIDMedia", "HKIDPipeline", "HKIDSignature",
