@@ -7,6 +7,7 @@
 // horizontal axis (pitch > 0 pushes the top edge away), roll is clockwise on
 // screen. The renderer uses the same model, so ground truth is exact.
 #include "internal.hpp"
+#include "tracker.hpp"  // PoseSolutions
 
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
@@ -20,16 +21,12 @@ double focal_from_hfov(double hfov_deg, int width) {
     return 0.5 * width / std::tan(0.5 * hfov_deg * kPi / 180.0);
 }
 
-Pose pose_from_quad(const Quad &q, cv::Size image, double f) {
+namespace {
+
+const double kHalfWidthMm = kCardWidthMm * 0.5, kHalfHeightMm = kCardHeightMm * 0.5;
+
+Pose pose_from_rvec(const cv::Mat &rvec) {
     Pose pose;
-    const double w = kCardWidthMm * 0.5, h = kCardHeightMm * 0.5;
-    std::vector<cv::Point3f> object = {{float(-w), float(-h), 0}, {float(w), float(-h), 0},
-                                       {float(w), float(h), 0}, {float(-w), float(h), 0}};
-    std::vector<cv::Point2f> points(q.begin(), q.end());
-    cv::Matx33d K(f, 0, (image.width - 1) * 0.5, 0, f, (image.height - 1) * 0.5, 0, 0, 1);
-    cv::Mat rvec, tvec;
-    if (!cv::solvePnP(object, points, K, cv::noArray(), rvec, tvec, false, cv::SOLVEPNP_IPPE))
-        return pose;
     cv::Matx33d R;
     cv::Rodrigues(rvec, R);
     const double deg = 180.0 / kPi;
@@ -43,6 +40,34 @@ Pose pose_from_quad(const Quad &q, cv::Size image, double f) {
     pose.roll = phi * deg;
     pose.ok = std::isfinite(pose.yaw) && std::isfinite(pose.pitch) && std::isfinite(pose.roll);
     return pose;
+}
+
+}  // namespace
+
+PoseSolutions pose_solutions(const Quad &q, cv::Size image, double f) {
+    PoseSolutions out;
+    const float w = float(kHalfWidthMm), h = float(kHalfHeightMm);
+    std::vector<cv::Point3f> object = {{-w, -h, 0}, {w, -h, 0}, {w, h, 0}, {-w, h, 0}};
+    std::vector<cv::Point2f> points(q.begin(), q.end());
+    cv::Matx33d K(f, 0, (image.width - 1) * 0.5, 0, f, (image.height - 1) * 0.5, 0, 0, 1);
+    std::vector<cv::Mat> rvecs, tvecs;
+    cv::Mat errors;
+    // IPPE: the two poses a plane's four points allow, best first, each
+    // with its RMS reprojection error.
+    const int n = cv::solvePnPGeneric(object, points, K, cv::noArray(), rvecs, tvecs, false, cv::SOLVEPNP_IPPE,
+                                      cv::noArray(), cv::noArray(), errors);
+    if (!errors.empty()) errors.convertTo(errors, CV_64F);  // float for float points
+    for (int i = 0; i < std::min(n, 2); ++i) {
+        out.pose[i] = pose_from_rvec(rvecs[size_t(i)]);
+        out.rms_px[i] = errors.empty() ? 0.0 : errors.at<double>(i);
+    }
+    out.count = std::min(n, 2);
+    return out;
+}
+
+Pose pose_from_quad(const Quad &q, cv::Size image, double f) {
+    const PoseSolutions s = pose_solutions(q, image, f);
+    return s.count > 0 ? s.pose[0] : Pose{};
 }
 
 std::optional<double> focal_from_quad(const Quad &q, cv::Size image) {

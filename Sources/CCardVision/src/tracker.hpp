@@ -10,6 +10,17 @@
 
 namespace cardvision {
 
+// Both poses a quad allows (pose.cpp). A plane seen nearly front-on, or
+// small in the frame, projects almost alike from two poses mirrored about
+// the line of sight (the planar ambiguity); pose_from_quad takes the one
+// with the lower reprojection error, which a fraction of a pixel decides.
+struct PoseSolutions {
+    std::array<Pose, 2> pose{};
+    std::array<double, 2> rms_px{};  // RMS reprojection error of each
+    int count = 0;
+};
+PoseSolutions pose_solutions(const Quad &q, cv::Size image, double focal_px);
+
 class Tracker {
 public:
     explicit Tracker(const hkcv_config &config);
@@ -160,11 +171,19 @@ private:
     OneEuroFilter yaw_f_, pitch_f_, roll_f_;
     struct PoseSample {
         int64_t pts_ns;
-        double yaw, pitch, roll;              // filtered, as reported
-        double raw_yaw, raw_pitch, raw_roll;  // as measured on the frame
+        // The pose the speed follows (turning_pose), filtered as the
+        // reported one is, and as measured on the frame.
+        double yaw, pitch, roll;
+        double raw_yaw, raw_pitch, raw_roll;
     };
     static constexpr int64_t kSpeedWindowNs = 150'000'000;
     std::deque<PoseSample> pose_history_;  // the poses of the last kSpeedWindowNs
+    // The pose the speed follows (turning_pose): of the two a quad allows,
+    // the one nearer the last frame's while its RMS reprojection error is
+    // within kAmbiguousPosePx of the better one's; else the pose measured.
+    static constexpr double kAmbiguousPosePx = 0.5;
+    OneEuroFilter turn_yaw_f_, turn_pitch_f_, turn_roll_f_;
+    Pose turning_pose(const Quad &q, cv::Size size, double focal, const Pose &measured) const;
     // The card's angular speed over pose_history_ (degrees per second).
     double angular_speed() const;
     FocalEstimator focal_;
