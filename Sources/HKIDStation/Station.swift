@@ -31,6 +31,8 @@ public actor Station {
     private var shuttingDown = false
     /// Ended sessions on their way to a sealed bundle.
     private let sealing: SealingQueue
+    /// Uploads sealed sessions to the hub, when one is configured.
+    private let reporter: HubReporter?
 
     public init(configuration: StationConfiguration, logger: Logger) throws(StationError) {
         try configuration.validate()
@@ -48,6 +50,7 @@ public actor Station {
         finisher = SessionFinisher(camera: camera, logger: logger)
         sealing = SealingQueue(sealer: SessionSealer(directory: directory, store: store, signer: signer, logger: logger),
                                metrics: metrics, logger: logger)
+        reporter = try HubReporter.make(configuration: configuration, directory: directory, logger: logger)
         ended.station = self
     }
 
@@ -56,6 +59,7 @@ public actor Station {
     /// Finishes and seals the sessions a crash left, then starts the camera.
     public func start() async {
         await recoverUnsealedSessions()
+        await reporter?.start()
         camera.start()
     }
 
@@ -67,6 +71,7 @@ public actor Station {
             await finish(active, status: .interrupted, result: nil, reason: "the station shut down")
         }
         await sealing.stop()
+        await reporter?.stop()
         let camera = self.camera
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
@@ -241,6 +246,7 @@ public actor Station {
         await HoldPoint.afterClaim.hold(logger: logger)
         let ending = await finisher.finish(running, status: status, result: result, reason: reason)
         await sealing.complete(ending.record, recordingCutShort: ending.recordingCutShort)
+        await reporter?.poke()
         metrics.sessionEnded(status: ending.record.status, resultCode: ending.record.resultCode)
         if active === running { active = nil }
         // The session's encoder, tracker and buffers are gone now; give the

@@ -52,6 +52,12 @@ public struct StationConfiguration: Sendable, Equatable {
     public var challenge: Challenge = .fixed
     /// Upper bound on a request body; larger bodies get 413.
     public var maxRequestBytes = 16 * 1024
+    /// A hub (`hkid-hub`) to upload each sealed session to, e.g.
+    /// `http://hub.example:8090`; nil: the station reports to no hub.
+    public var hubURL: String?
+    /// File holding this station's bearer token on the hub (one line, 0600);
+    /// its client name on the hub is the station's name there.
+    public var hubTokenFile: String?
 
     public init() {}
 
@@ -93,6 +99,9 @@ public struct StationConfiguration: Sendable, Equatable {
             throw StationError(.configuration, "preview_fps must be between 1 and 30")
         }
         _ = try cameraSource
+        if hubURL != nil && hubTokenFile == nil {
+            throw StationError(.configuration, "hub_url needs hub_token_file (the station's bearer token on the hub)")
+        }
     }
 }
 
@@ -120,6 +129,8 @@ extension StationConfiguration {
         var max_request_bytes: Int?
         var liveness: String?
         var challenge: String?
+        var hub_url: String?
+        var hub_token_file: String?
     }
 
     /// Reads a YAML configuration file over the defaults. Unknown keys are
@@ -186,5 +197,7 @@ extension StationConfiguration {
             }
             self.challenge = challenge
         }
+        if let v = file.hub_url { hubURL = v }
+        if let v = file.hub_token_file { hubTokenFile = v }
     }
 }

@@ -54,6 +54,12 @@ struct StationCommand: AsyncParsableCommand {
     @Option(name: .long, help: "Rotations asked for: random (first direction drawn per session; for live counters) or fixed (the SDK's; for a file source).")
     var challenge: ChallengeArgument?
 
+    @Option(name: .long, help: "Hub to upload each sealed session to (e.g. http://hub:8090); needs --hub-token-file.")
+    var hubUrl: String?
+
+    @Option(name: .long, help: "File with this station's bearer token on the hub.")
+    var hubTokenFile: String?
+
     @Option(name: .long, help: "Log level.")
     var logLevel: LogLevelArgument = .info
 
@@ -106,6 +112,8 @@ struct StationCommand: AsyncParsableCommand {
         if restartFileOnSession { settings.restartFileOnSession = true }
         if let recordMode { settings.recordMode = recordMode.mode }
         if let liveness { settings.liveness = liveness == .enforce ? .enforce : .report }
+        if let hubUrl { settings.hubURL = hubUrl }
+        if let hubTokenFile { settings.hubTokenFile = hubTokenFile }
         if let challenge { settings.challenge = challenge == .fixed ? .fixed : .random }
         let level = logLevel.level
         LoggingSystem.bootstrap { label in

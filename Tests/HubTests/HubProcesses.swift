@@ -107,9 +107,9 @@ final class HubFixture: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    func startHub(database: String, arguments: [String] = [], wrapper: [String] = []) throws -> (ChildProcess, Int) {
+    func startHub(database: String, port: Int = 0, arguments: [String] = [], wrapper: [String] = []) throws -> (ChildProcess, Int) {
         let hub = try ChildProcess(wrapper + [ChildProcess.binary("hkid-hub"), "--database", database, "--tokens", tokenPath,
-                                              "--port", "0"] + arguments)
+                                              "--port", "\(port)"] + arguments)
         let port = Int(try hub.waitFor(#"address=http://[0-9.]+:(\d+)"#))!
         return (hub, port)
     }
