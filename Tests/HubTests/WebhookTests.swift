@@ -173,4 +173,39 @@ struct WebhookTests {
         #expect(last["verdict"] as? String == check["verdict"] as? String)
         #expect((last["links"] as? [String: String])?["bundle"] == "/v1/checks/\(id)/bundle")
     }
+
+    /// The embedded hub queues and retries webhooks the same way, on SQLite.
+    @Test func anEmbeddedHubDeliversItsWebhookAfterARefusal() async throws {
+        let receiver = Receiver(refusals: 1)
+        let serving = Task { try await receiver.run() }
+        defer { serving.cancel() }
+        let hook = "http://127.0.0.1:\(try await receiver.waitForPort())/hook"
+        let hub = try ChildProcess([ChildProcess.binary("hkid-hub"), "--embedded", fixture.directory + "/embedded",
+                                    "--signing-key", fixture.privateKeyPath, "--tokens", fixture.tokenPath, "--port", "0",
+                                    "--webhook-backoff", "0.5"])
+        defer { hub.stop() }
+        let client = HubClient(base: "http://127.0.0.1:\(try hub.waitFor(#"address=http://[0-9.]+:(\d+)"#))")
+        let created = try client.request("POST", "/v1/checks", headers: ["Idempotency-Key": "e1", "Webhook-URL": hook],
+                                         uploadFile: try tinyVideo())
+        let id = try #require(created.json["id"] as? String, "\(created.text)")
+        let check = try client.waitUntilFinished(id)
+        var webhook: [String: Any] = [:]
+        for _ in 0..<300 {
+            webhook = try client.request("GET", "/v1/checks/\(id)").json["webhook"] as? [String: Any] ?? [:]
+            if webhook["state"] as? String == "delivered" { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(webhook["state"] as? String == "delivered", "\(webhook)\n\(hub.output)")
+        #expect(webhook["attempts"] as? Int == 2)
+        try await Task.sleep(for: .seconds(1))
+        let requests = receiver.requests
+        #expect(requests.map(\.status) == [500, 200])
+        for request in requests {
+            #expect(Self.verifies(request.signature, body: request.body, secret: Self.secret))
+        }
+        let delivered = try #require(requests.last)
+        let last = try #require(try JSONSerialization.jsonObject(with: delivered.body) as? [String: Any])
+        #expect(last["id"] as? String == id)
+        #expect(last["state"] as? String == check["state"] as? String)
+    }
 }
