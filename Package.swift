@@ -139,6 +139,8 @@ let package = Package(
         .testTarget(name: "HubTests", dependencies: [
             "HKIDHub", "HKIDSignature",
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
 
         .target(name: "HKIDRegression", dependencies: []),

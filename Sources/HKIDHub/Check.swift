@@ -59,12 +59,15 @@ public struct CheckRequest: Sendable, Equatable {
     public var idempotencyKey: String
     public var cardType: String
     public var challenge: String
+    /// Where to POST the signed outcome when the check ends (`Webhook-URL`).
+    public var webhookURL: String?
 
-    public init(client: String, idempotencyKey: String, cardType: String, challenge: String) {
+    public init(client: String, idempotencyKey: String, cardType: String, challenge: String, webhookURL: String? = nil) {
         self.client = client
         self.idempotencyKey = idempotencyKey
         self.cardType = cardType
         self.challenge = challenge
+        self.webhookURL = webhookURL
     }
 }
 

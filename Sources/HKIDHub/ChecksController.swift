@@ -19,6 +19,7 @@ struct ChecksController {
 
     static let idempotencyKey = HTTPFields.Element.Name("Idempotency-Key")!
     static let location = HTTPFields.Element.Name("Location")!
+    static let webhookURL = HTTPFields.Element.Name("Webhook-URL")!
 
     /// 202 and the new check, or 200 and the check an earlier upload with the same key made.
     @Sendable func create(_ request: Request, context: HubRequestContext) async throws -> Response {
@@ -35,8 +36,9 @@ struct ChecksController {
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limits.maxVideoBytes {
             throw HubError(.tooLarge, "the video is \(length) bytes, over the limit of \(limits.maxVideoBytes)")
         }
+        let webhook = try Self.webhookURL(request, client: client)
         let (check, created) = try await store.create(
-            CheckRequest(client: client.name, idempotencyKey: key, cardType: card, challenge: challenge),
+            CheckRequest(client: client.name, idempotencyKey: key, cardType: card, challenge: challenge, webhookURL: webhook),
             body: request.body, limit: limits.maxVideoBytes, maxAttempts: limits.maxAttempts)
         var response = HubResponse.json(CheckJSON.object(check), status: created ? .accepted : .ok)
         response.headers[Self.location] = "/v1/checks/\(check.id)"
@@ -49,7 +51,21 @@ struct ChecksController {
         if check.state == .done, let events = try await store.events(id: check.id) {
             object["events"] = CheckJSON.lines(events)
         }
+        if let webhook = try await store.webhook(id: check.id) { object["webhook"] = webhook.json }
         return HubResponse.json(object)
+    }
+
+    /// The optional `Webhook-URL` header: an absolute http(s) URL, for a
+    /// client that has a webhook secret to sign with.
+    static func webhookURL(_ request: Request, client: ClientTokens.Client) throws -> String? {
+        guard let text = request.headers[Self.webhookURL] else { return nil }
+        guard text.count <= 2000, let url = URL(string: text), url.scheme == "http" || url.scheme == "https", url.host != nil else {
+            throw HubError(.badRequest, "Webhook-URL must be an absolute http or https URL, not \(text.prefix(100))")
+        }
+        guard client.webhookSecret != nil else {
+            throw HubError(.badRequest, "client \(client.name) has no webhook-secret in the hub's token file, so it cannot ask for webhooks")
+        }
+        return text
     }
 
     @Sendable func events(_ request: Request, context: HubRequestContext) async throws -> Response {

@@ -9,7 +9,7 @@ import NIOCore
 /// Every write a worker makes after its claim presents the `ClaimedCheck`
 /// (worker name and attempt number): a worker whose lease was taken over
 /// writes nothing, so a check has exactly one result.
-public protocol JobStore: Sendable {
+public protocol JobStore: WebhookQueue {
     /// Creates or upgrades the schema; safe to run from many processes at once.
     func migrate() async throws
 

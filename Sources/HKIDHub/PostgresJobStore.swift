@@ -64,7 +64,7 @@ public final class PostgresJobStore: JobStore {
         }
     }
 
-    private func timed<T: Sendable>(_ what: String, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
+    func timed<T: Sendable>(_ what: String, _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         guard migrated.load(ordering: .acquiring) else {
             throw HubError(.unavailable, "the database schema is not ready yet (\(what))")
         }
@@ -150,8 +150,9 @@ public final class PostgresJobStore: JobStore {
         // is held, the upload runs as long as the client sends.
         let created: Bool = try await transaction { connection in
             let inserted = try await connection.query("""
-                INSERT INTO hub_checks (id, client, idempotency_key, card_type, challenge, max_attempts)
-                VALUES (\(id), \(request.client), \(request.idempotencyKey), \(request.cardType), \(request.challenge), \(Int32(maxAttempts)))
+                INSERT INTO hub_checks (id, client, idempotency_key, card_type, challenge, max_attempts, webhook_url)
+                VALUES (\(id), \(request.client), \(request.idempotencyKey), \(request.cardType), \(request.challenge), \(Int32(maxAttempts)),
+                        \(request.webhookURL))
                 ON CONFLICT (client, idempotency_key) DO NOTHING RETURNING id
                 """, logger: logger)
             var any = false

@@ -69,5 +69,36 @@ enum PostgresSchema {
             PRIMARY KEY (check_id, attempt)
         )
         """,
+        // Webhooks (WebhookQueue): the URL a check was uploaded with, and one
+        // delivery row per ended check, written by a trigger in the same
+        // transaction that ends it (whichever path ends it).
+        "ALTER TABLE hub_checks ADD COLUMN IF NOT EXISTS webhook_url text",
+        """
+        CREATE TABLE IF NOT EXISTS hub_webhooks (
+            check_id text PRIMARY KEY REFERENCES hub_checks (id) ON DELETE CASCADE,
+            url text NOT NULL,
+            state text NOT NULL DEFAULT 'pending',
+            attempts integer NOT NULL DEFAULT 0,
+            next_at timestamptz NOT NULL DEFAULT now(),
+            lease_until timestamptz,
+            sender text,
+            last_status integer,
+            last_error text,
+            delivered_at timestamptz
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS hub_webhooks_due ON hub_webhooks (next_at) WHERE state = 'pending'",
+        """
+        CREATE OR REPLACE FUNCTION hub_queue_webhook() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO hub_webhooks (check_id, url) VALUES (NEW.id, NEW.webhook_url) ON CONFLICT (check_id) DO NOTHING;
+            RETURN NEW;
+        END $$
+        """,
+        """
+        CREATE OR REPLACE TRIGGER hub_checks_webhook AFTER UPDATE OF state ON hub_checks FOR EACH ROW
+        WHEN (NEW.state IN ('done', 'failed') AND OLD.state IS DISTINCT FROM NEW.state AND NEW.webhook_url IS NOT NULL)
+        EXECUTE FUNCTION hub_queue_webhook()
+        """,
     ]
 }

@@ -49,6 +49,7 @@ public final class SQLiteJobStore: JobStore {
                     check_id TEXT NOT NULL, attempt INTEGER NOT NULL, worker TEXT NOT NULL, started_at INTEGER NOT NULL,
                     ended_at INTEGER, outcome TEXT, PRIMARY KEY (check_id, attempt));
                 """)
+            try Self.migrateWebhooks(db)
         }
     }
 
@@ -107,9 +108,9 @@ public final class SQLiteJobStore: JobStore {
             let seq = (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) + 1 FROM hub_checks")) ?? 1
             try db.execute(sql: """
                 INSERT INTO hub_checks (id, seq, client, idempotency_key, card_type, challenge, max_attempts, run_after,
-                    video_bytes, video_sha256, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    video_bytes, video_sha256, created_at, webhook_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [id, seq, request.client, request.idempotencyKey, request.cardType, request.challenge,
-                                 maxAttempts, now, size, digest, now])
+                                 maxAttempts, now, size, digest, now, request.webhookURL])
             guard let reader = FileHandle(forReadingAtPath: spool) else { throw HubError(.storage, "\(spool): vanished") }
             defer { try? reader.close() }
             var chunk = 0

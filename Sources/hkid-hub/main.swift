@@ -26,7 +26,7 @@ struct HubCommand: AsyncParsableCommand {
     @Option(help: "With --embedded: checks run at the same time.")
     var workers = 1
 
-    @Option(help: "The client token file: lines `NAME TOKEN [all]`.")
+    @Option(help: "The client token file: lines `NAME TOKEN [all] [webhook-secret=SECRET]`.")
     var tokens: String
 
     @Option(help: "Address to listen on.")
@@ -41,6 +41,12 @@ struct HubCommand: AsyncParsableCommand {
     @Option(help: "Claims a check gets before it is failed for good.")
     var maxAttempts = 3
 
+    @Option(help: "Attempts to deliver a check's webhook before giving up.")
+    var webhookAttempts = 10
+
+    @Option(help: "Seconds before a webhook's second attempt; doubled after each failure, at most an hour.")
+    var webhookBackoff: Double = 30
+
     @Option(help: "Log level: trace, debug, info, notice, warning, error.")
     var logLevel: String = "info"
 
@@ -49,9 +55,10 @@ struct HubCommand: AsyncParsableCommand {
             throw ValidationError("give --database postgres://... or --embedded FOLDER, one of them")
         }
         if embedded != nil && signingKey == nil { throw ValidationError("--embedded needs --signing-key (its workers sign bundles)") }
-        guard maxVideoMib >= 1, maxAttempts >= 1, workers >= 1 else {
-            throw ValidationError("--max-video-mib, --max-attempts and --workers must be at least 1")
+        guard maxVideoMib >= 1, maxAttempts >= 1, workers >= 1, webhookAttempts >= 1 else {
+            throw ValidationError("--max-video-mib, --max-attempts, --workers and --webhook-attempts must be at least 1")
         }
+        guard webhookBackoff > 0 else { throw ValidationError("--webhook-backoff must be above 0 seconds") }
     }
 
     func run() async throws {
@@ -94,6 +101,11 @@ struct HubCommand: AsyncParsableCommand {
             let application = try HubServer.makeApplication(store: store, configuration: configuration, logger: logger) { port in
                 log.notice("listening", metadata: ["address": "http://\(host):\(port)"])
             }
+            var webhooks = WebhookConfiguration(name: "\(ProcessInfo.processInfo.hostName)-\(getpid())")
+            webhooks.maxAttempts = webhookAttempts
+            webhooks.backoff = RetryBackoff(base: .milliseconds(Int64(webhookBackoff * 1000)), cap: .seconds(3600))
+            services.append(WebhookSender(store: store, tokens: try ClientTokens.read(at: tokens), configuration: webhooks,
+                                          logger: logger))
             services.append(MigrationThenWorkers(store: store, logger: logger, workers: loops, server: application))
             let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
                                                           logger: logger))
