@@ -88,6 +88,7 @@ actor HubReporter {
             } else {
                 failures += 1
                 let delay = min(Self.backoffBase * (1 << min(failures - 1, 10)), Self.backoffCap)
+                // A cancelled sleep (shutdown) only ends the wait; the loop checks for it.
                 try? await Task.sleep(for: delay)
             }
         }
@@ -97,6 +98,7 @@ actor HubReporter {
     private func idle() async {
         let end = ContinuousClock.now + Self.rescanInterval
         while !poked, !Task.isCancelled, ContinuousClock.now < end {
+            // A cancelled sleep (shutdown) only ends the wait; the loop checks for it.
             try? await Task.sleep(for: .milliseconds(250))
         }
     }
@@ -113,7 +115,14 @@ actor HubReporter {
 
     /// Sealed (`bundle.zip` in place), with a video, not yet answered; by id.
     private func pendingSessions() -> [SessionID] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.sessionsDirectory.path)) ?? []
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory.sessionsDirectory.path)
+        } catch {
+            logger.error("cannot list the sessions to report; trying again at the next round", metadata: [
+                "directory": "\(directory.sessionsDirectory.path)", "error": "\(error.localizedDescription)"])
+            return []
+        }
         return names.sorted().compactMap(SessionID.init).filter { id in
             let exists = { (name: String) in FileManager.default.fileExists(atPath: self.directory.file(name, of: id)) }
             return exists("bundle.zip") && exists(BundleLayout.video) && !exists(Self.acknowledgementFile)
@@ -122,9 +131,21 @@ actor HubReporter {
 
     /// Uploads one session; true when the hub answered for good.
     private func deliver(_ id: SessionID) async -> Bool {
-        let manifest = (try? Data(contentsOf: URL(fileURLWithPath: directory.file(BundleLayout.manifest, of: id))))
-            .flatMap { try? JSONSerialization.jsonObject(with: $0) as? [String: Any] } ?? [:]
-        let card = manifest["cardType"] as? String ?? "2018"
+        let manifest: [String: Any]
+        do {
+            let data = try Data(contentsOf: URL(fileURLWithPath: directory.file(BundleLayout.manifest, of: id)))
+            manifest = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        } catch {
+            // Without its manifest the hub would check the video against a
+            // guessed card type: leave the session for the next round.
+            logger.error("cannot read the session's manifest; not sent this round", metadata: [
+                "session": "\(id)", "error": "\(error.localizedDescription)"])
+            return true
+        }
+        guard let card = manifest["cardType"] as? String else {
+            logger.error("the session's manifest names no card type; not sent this round", metadata: ["session": "\(id)"])
+            return true
+        }
         let challenge = (manifest["liveness"] as? [String: Any])?["challenge"] as? String ?? "fixed"
         var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "card", value: card), URLQueryItem(name: "challenge", value: challenge)]
@@ -144,6 +165,8 @@ actor HubReporter {
                 "session": "\(id)", "error": "\(error.localizedDescription)"])
             return false
         }
+        // A reply that is not JSON (a proxy's error page) still has its
+        // status; the body only adds the hub's reason.
         let answer = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any] ?? [:]
         switch status {
         case 200, 202:
