@@ -308,7 +308,18 @@ struct Pose {
     double yaw = 0, pitch = 0, roll = 0;  // degrees, SPEC section 1 signs
     bool ok = false;
 };
+// Both poses a quad allows. A plane seen nearly front-on, or small in the
+// frame, projects almost alike from two poses mirrored about the line of
+// sight (the planar ambiguity); IPPE returns both, the better-fitting first.
+struct PoseSolutions {
+    std::array<Pose, 2> pose{};
+    std::array<double, 2> rms_px{};  // RMS reprojection error of each
+    int count = 0;
+    // The better-fitting pose (not ok when the solver found none).
+    const Pose &best() const { return pose[0]; }
+};
 double focal_from_hfov(double hfov_deg, int width);
+PoseSolutions pose_solutions(const Quad &q, cv::Size image, double focal_px);
 Pose pose_from_quad(const Quad &q, cv::Size image, double focal_px);
 // Focal length implied by the quad being a rectangle (orthogonality and
 // equal-scale constraints), or nullopt when the perspective is too weak.

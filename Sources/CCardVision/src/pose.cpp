@@ -7,7 +7,6 @@
 // horizontal axis (pitch > 0 pushes the top edge away), roll is clockwise on
 // screen. The renderer uses the same model, so ground truth is exact.
 #include "internal.hpp"
-#include "tracker.hpp"  // PoseSolutions
 
 #include <opencv2/calib3d.hpp>
 #include <opencv2/imgproc.hpp>
@@ -65,10 +64,7 @@ PoseSolutions pose_solutions(const Quad &q, cv::Size image, double f) {
     return out;
 }
 
-Pose pose_from_quad(const Quad &q, cv::Size image, double f) {
-    const PoseSolutions s = pose_solutions(q, image, f);
-    return s.count > 0 ? s.pose[0] : Pose{};
-}
+Pose pose_from_quad(const Quad &q, cv::Size image, double f) { return pose_solutions(q, image, f).best(); }
 
 std::optional<double> focal_from_quad(const Quad &q, cv::Size image) {
     // H maps card mm (centred) to image pixels relative to the principal

@@ -661,7 +661,7 @@ Tracker::Motion Tracker::commit(const FrameView &f, const Located &found, int64_
     return motion;
 }
 
-Pose Tracker::pose_of(const FrameView &f, const Quad &q) {
+PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
     const cv::Size size = f.size;
     const double focal = f.focal, focal_cfg = f.focal_cfg;
     // Focal length from the card itself, when its perspective is strong
@@ -673,7 +673,8 @@ Pose Tracker::pose_of(const FrameView &f, const Quad &q) {
     // not card-shaped for 1.6 s. Under a glare the side in the bloom is a
     // guess: on dev_glare_2003 such quads took the estimate from 1065 to
     // 1483 px, with which the wrong quad then passed for a card.)
-    Pose pose_cfg = pose_from_quad(q, size, focal_cfg);
+    const PoseSolutions at_cfg = pose_solutions(q, size, focal_cfg);
+    const Pose &pose_cfg = at_cfg.best();
     if (config_.estimate_focal && pose_cfg.ok && !f.washed_out) {
         const double tilt = std::acos(std::cos(pose_cfg.yaw * kPi / 180) * std::cos(pose_cfg.pitch * kPi / 180)) * 180 / kPi;
         if (tilt > 18)
@@ -681,12 +682,12 @@ Pose Tracker::pose_of(const FrameView &f, const Quad &q) {
                 if (*implied > 0.6 * focal_cfg && *implied < 1.7 * focal_cfg)
                     if (card_inconsistency(q, size, *implied) < kFocalFit) focal_.add(*implied);
     }
-    Pose pose = focal == focal_cfg ? pose_cfg : pose_from_quad(q, size, focal);
-    if (!pose.ok) pose = pose_cfg;
-    return pose;
+    if (focal == focal_cfg) return at_cfg;
+    const PoseSolutions at_focal = pose_solutions(q, size, focal);
+    return at_focal.best().ok ? at_focal : at_cfg;
 }
 
-Pose Tracker::turning_pose(const Quad &q, cv::Size size, double focal, const Pose &measured) const {
+Pose Tracker::turning_pose(const PoseSolutions &s) const {
     // The better-fitting of the two poses a quad allows changes with a
     // fraction of a pixel when both fit (a small or front-on card): a
     // lanyard badge 146 px wide, its quad still to half a pixel, measured
@@ -697,10 +698,9 @@ Pose Tracker::turning_pose(const Quad &q, cv::Size size, double focal, const Pos
     // fits. (The pose reported stays the better-fitting one: held to one
     // of the two, a front-on card read yaw -7 for a second where the
     // better-fitting pose swung about 0.)
-    if (pose_history_.empty()) return measured;
-    const PoseSolutions s = pose_solutions(q, size, focal);
-    if (s.count < 2 || !s.pose[0].ok || !s.pose[1].ok || s.rms_px[1] > s.rms_px[0] + kAmbiguousPosePx)
-        return measured;
+    if (pose_history_.empty() || s.count < 2 || !s.pose[0].ok || !s.pose[1].ok ||
+        s.rms_px[1] > s.rms_px[0] + kAmbiguousPosePx)
+        return s.best();
     const PoseSample &last = pose_history_.back();
     auto distance = [&](const Pose &p) {
         const double dy = p.yaw - last.raw_yaw, dp = p.pitch - last.raw_pitch, dr = p.roll - last.raw_roll;
@@ -715,7 +715,8 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
     const cv::Size size = f.size;
     const double focal = f.focal, dt = motion.dt;
     const bool continuous = motion.continuous;
-    const Pose pose = pose_of(f, q);
+    const PoseSolutions poses = poses_of(f, q);
+    const Pose &pose = poses.best();
 
     if (!continuous) {
         yaw_f_.reset();
@@ -731,7 +732,7 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
         turn_pitch_f_.reset();
         turn_roll_f_.reset();
     }
-    const Pose turn = turning_pose(q, size, focal, pose);
+    const Pose turn = turning_pose(poses);
     pose_history_.push_back({pts_ns, turn_yaw_f_.filter(turn.yaw, step), turn_pitch_f_.filter(turn.pitch, step),
                              turn_roll_f_.filter(turn.roll, step), turn.yaw, turn.pitch, turn.roll});
     while (pose_history_.size() > 2 && pts_ns - pose_history_[1].pts_ns >= kSpeedWindowNs) pose_history_.pop_front();

@@ -10,17 +10,6 @@
 
 namespace cardvision {
 
-// Both poses a quad allows (pose.cpp). A plane seen nearly front-on, or
-// small in the frame, projects almost alike from two poses mirrored about
-// the line of sight (the planar ambiguity); pose_from_quad takes the one
-// with the lower reprojection error, which a fraction of a pixel decides.
-struct PoseSolutions {
-    std::array<Pose, 2> pose{};
-    std::array<double, 2> rms_px{};  // RMS reprojection error of each
-    int count = 0;
-};
-PoseSolutions pose_solutions(const Quad &q, cv::Size image, double focal_px);
-
 class Tracker {
 public:
     explicit Tracker(const hkcv_config &config);
@@ -79,8 +68,9 @@ private:
     // The found quad becomes the card followed (flow, print-carried quad,
     // last quads).
     Motion commit(const FrameView &f, const Located &found, int64_t pts_ns);
-    // The card's pose (and the focal length estimated from it).
-    Pose pose_of(const FrameView &f, const Quad &q);
+    // The two poses the card allows at the focal length in use, the
+    // reported one first (and the focal length estimated from them).
+    PoseSolutions poses_of(const FrameView &f, const Quad &q);
     // Pose, speed, photometry, liveness evidence and the still.
     void measure(const hkcv_image &image, const FrameView &f, const Refinement &found, Motion motion,
                  int64_t pts_ns, hkcv_measurement &out);
@@ -183,7 +173,7 @@ private:
     // within kAmbiguousPosePx of the better one's; else the pose measured.
     static constexpr double kAmbiguousPosePx = 0.5;
     OneEuroFilter turn_yaw_f_, turn_pitch_f_, turn_roll_f_;
-    Pose turning_pose(const Quad &q, cv::Size size, double focal, const Pose &measured) const;
+    Pose turning_pose(const PoseSolutions &poses) const;
     // The card's angular speed over pose_history_ (degrees per second).
     double angular_speed() const;
     FocalEstimator focal_;
