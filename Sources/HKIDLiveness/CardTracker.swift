@@ -24,6 +24,11 @@ final class CardTracker {
         config.glare_luma = Int32(configuration.glareLuma)
         config.still_width = Int32(configuration.stillWidth)
         config.jpeg_quality = Int32(configuration.jpegQuality)
+        // The liveness evidence reads black level and colour only on frames
+        // neither FAR nor NEAR nor over the exposure limit.
+        config.material_min_width = configuration.farWidthRatio
+        config.material_max_width = configuration.nearWidthRatio
+        config.material_max_glare = configuration.glareLimit
         var err: Int32 = 0
         let created: OpaquePointer? = if let path = configuration.faceCascadePath {
             path.withCString { cPath in

@@ -117,4 +117,21 @@ import Testing
         #expect(l.material_frames == 0, "no near frame judged: \(LivenessEvidenceTests.describe(l))")
         #expect(l.black_level < 0 && l.chroma < 0, "\(LivenessEvidenceTests.describe(l))")
     }
+
+    /// The widths that bound the material frames are the configuration's
+    /// (the session hands in its FAR and NEAR widths): the backed-off card,
+    /// 0.34 of the view wide, shows its material by default and not once
+    /// FAR starts at 0.4.
+    @Test func materialFramesFollowTheConfiguredFarAndNearWidths() {
+        let held = Array(Self.nearFirstSession().dropFirst(72).prefix(30))
+        func materialFrames(minWidth: Double) -> Int32 {
+            let tracker = Tracker(cardType: HKCV_CARD_2018) { $0.material_min_width = minWidth }
+            for (index, f) in held.enumerated() { tracker.process(f, pts: Int64(index) * 33_333_333) }
+            var l = hkcv_liveness()
+            _ = hkcv_tracker_liveness(tracker.handle, &l)
+            return l.material_frames
+        }
+        #expect(materialFrames(minWidth: 0.25) >= 25)
+        #expect(materialFrames(minWidth: 0.4) == 0)
+    }
 }

@@ -110,6 +110,13 @@ typedef struct hkcv_config {
     int jpeg_quality;           /* default 90 */
     const char *face_cascade_path; /* OpenCV face cascade (Haar or LBP) for the head crop; NULL = opencv-data's
                                       LBP frontal face, then its Haar one if that finds none; "" = no face detector */
+    /* Which tracked frames show the card's material and feed the liveness evidence's black level and
+       colour (hkcv_liveness.material_frames): the card's width against the frame's within
+       [material_min_width, material_max_width] (set them to the flow's FAR and NEAR widths; defaults 0.25
+       and 0.90), and at most material_max_glare of its face saturated (the exposure limit; default 0.25). */
+    double material_min_width;
+    double material_max_width;
+    double material_max_glare;
 } hkcv_config;
 
 /* How many threads OpenCV's parallel loops use, in the whole process (the
@@ -217,8 +224,8 @@ typedef struct hkcv_liveness {
                                    finest print; -1 before the first front-on frame */
     int material_frames;        /* of the frames, those that show the card's material and feed chroma and
                                    black_level: the whole card inside the frame (corners 2 % in from its
-                                   border), its width 0.25-0.90 of the frame's (the flow's FAR and NEAR),
-                                   glare within the exposure limit. A card cut by the frame, held too near
+                                   border), its width within hkcv_config's material_min_width and
+                                   material_max_width, glare within material_max_glare. A card cut by the frame, held too near
                                    or too far, or under a reflection says nothing about its black or colour */
 } hkcv_liveness;
 

@@ -91,6 +91,9 @@ void hkcv_config_default(hkcv_config *c) {
     c->still_width = 856;
     c->jpeg_quality = 90;
     c->face_cascade_path = nullptr;
+    c->material_min_width = 0.25;
+    c->material_max_width = 0.90;
+    c->material_max_glare = 0.25;
 }
 
 static bool config_valid(const hkcv_config &c) {
@@ -98,7 +101,9 @@ static bool config_valid(const hkcv_config &c) {
            c.hfov_deg <= 170 && c.detect_long_side >= 160 && c.detect_long_side <= 4096 &&
            c.front_max_deg > 0 && c.front_max_deg < 90 &&
            c.border_margin >= 0 && c.border_margin < 0.5 && c.glare_luma >= 1 && c.glare_luma <= 255 &&
-           c.still_width >= 64 && c.still_width <= 4096 && c.jpeg_quality >= 1 && c.jpeg_quality <= 100;
+           c.still_width >= 64 && c.still_width <= 4096 && c.jpeg_quality >= 1 && c.jpeg_quality <= 100 &&
+           c.material_min_width >= 0 && c.material_min_width < c.material_max_width &&
+           c.material_max_glare >= 0 && c.material_max_glare <= 1;
 }
 
 void hkcv_set_opencv_threads(int threads) {

@@ -39,14 +39,7 @@ constexpr int kRasterW = 128, kRasterH = 80;  // luma; chroma is half that: 2 x 
 constexpr double kFrontDeg = 6, kTurnedDeg = 15;
 constexpr int kMinBinFrames = 2;
 constexpr float kMovingCell = 6;  // levels: a cell "moves" beyond this
-constexpr float kMaxGlareForMaterial = 0.25f;  // saturated fraction of the card (the exposure limit)
-// A frame shows the card's material only when the whole card is in view,
-// neither too far nor too near (the flow's FAR and NEAR widths), and
-// without glare: a card cut by the frame is held too close for the camera
-// to focus (its print blurs, its black lifts), and a far one is a few
-// pixels of print.
 constexpr double kMaterialMargin = 0.02;  // of the frame's width (height): the card's corners stay inside it
-constexpr double kMaterialMinWidth = 0.25, kMaterialMaxWidth = 0.90;  // card width / frame width
 
 int pose_bin(double yaw, double pitch) {
     const double a = std::max(std::abs(yaw), std::abs(pitch));
@@ -108,15 +101,6 @@ float black_above_floor(int dark, int white, int floor) {
     return float(std::max(0, dark - floor)) / float(white - floor);
 }
 
-bool shows_material(const Quad &q, cv::Size size, float glare) {
-    if (glare > kMaxGlareForMaterial) return false;
-    const double mx = kMaterialMargin * size.width, my = kMaterialMargin * size.height;
-    for (const auto &p : q)
-        if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) return false;
-    const double width = mean_width(q) / size.width;
-    return width >= kMaterialMinWidth && width <= kMaterialMaxWidth;
-}
-
 float median(std::vector<float> v) {
     if (v.empty()) return -1;
     const size_t mid = v.size() / 2;
@@ -125,6 +109,20 @@ float median(std::vector<float> v) {
 }
 
 }  // namespace
+
+// A frame shows the card's material only when the whole card is in view,
+// neither too far nor too near (the flow's FAR and NEAR widths, handed in
+// through hkcv_config), and without glare: a card cut by the frame is held
+// too close for the camera to focus (its print blurs, its black lifts), a
+// far one is a few pixels of print, and a reflection veils both.
+bool LivenessEvidence::shows_material(const Quad &q, cv::Size size, float glare) const {
+    if (glare > max_glare_) return false;
+    const double mx = kMaterialMargin * size.width, my = kMaterialMargin * size.height;
+    for (const auto &p : q)
+        if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) return false;
+    const double width = mean_width(q) / size.width;
+    return width >= min_width_ && width <= max_width_;
+}
 
 void LivenessEvidence::reset() {
     for (auto &sums : cell_sums_) sums.clear();

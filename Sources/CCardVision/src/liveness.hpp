@@ -11,6 +11,10 @@ namespace cardvision {
 
 class LivenessEvidence {
 public:
+    // The frames that show the material: hkcv_config's material_* limits.
+    explicit LivenessEvidence(const hkcv_config &config)
+        : min_width_(config.material_min_width), max_width_(config.material_max_width),
+          max_glare_(config.material_max_glare) {}
     void reset();
     // A tracked frame (and its luma, as the tracker read it): the card at q
     // with its filtered pose and the saturated fraction of its face.
@@ -18,6 +22,9 @@ public:
     hkcv_liveness summary() const;
 
 private:
+    bool shows_material(const Quad &q, cv::Size size, float glare) const;
+
+    double min_width_, max_width_, max_glare_;
     static constexpr int kCols = 32, kRows = 20;  // colour cells over the card
     static constexpr int kBins = HKCV_POSE_BINS;
     // Per pose bin: the sum of each cell's (Cb, Cr), rescaled to a white of 200.

@@ -157,7 +157,7 @@ static OffPrint sides_off_print(const Quad &carried, const Quad &q) {
 }
 
 Tracker::Tracker(const hkcv_config &config)
-    : config_(config), faces_(std::make_shared<FaceFinder>(config.face_cascade_path)) {
+    : config_(config), faces_(std::make_shared<FaceFinder>(config.face_cascade_path)), liveness_(config) {
     config_.face_cascade_path = nullptr;  // do not keep the caller's pointer
 }
 
