@@ -1,5 +1,6 @@
 import Foundation
 import HKIDLiveness
+import HKIDPipeline
 import Logging
 import ServiceLifecycle
 
@@ -33,7 +34,7 @@ public final class Worker: Service, Sendable {
     let runner: CheckRunner
     let configuration: WorkerConfiguration
     let logger: Logger
-    let thread: RunnerThread
+    let thread: AnalysisThread
 
     public init(store: any JobStore, runner: CheckRunner, configuration: WorkerConfiguration, logger: Logger) {
         self.store = store
@@ -42,7 +43,7 @@ public final class Worker: Service, Sendable {
         var logger = logger
         logger[metadataKey: "worker"] = "\(configuration.name)"
         self.logger = logger
-        thread = RunnerThread(name: "check-\(configuration.name)")
+        thread = AnalysisThread(name: "check-\(configuration.name)")
     }
 
     public func run() async throws {

@@ -1,6 +1,7 @@
 import Foundation
 import HKIDLiveness
 import HKIDMedia
+import HKIDPipeline
 import HKIDSignature
 import Logging
 
