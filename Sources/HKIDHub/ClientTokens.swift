@@ -1,4 +1,5 @@
 import Foundation
+import HKIDSignature
 
 /// The clients allowed to call the hub, each with its own bearer token: a
 /// file of lines `NAME TOKEN [all] [webhook-secret=SECRET]` (`#` starts a
@@ -54,16 +55,7 @@ public struct ClientTokens: Sendable {
     /// The client holding `token`, comparing every token in constant time.
     public func client(for token: String) -> Client? {
         var found: Client?
-        for (candidate, client) in byToken where Self.constantTimeEqual(candidate, token) { found = client }
+        for (candidate, client) in byToken where ConstantTime.equal(candidate, token) { found = client }
         return found
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for index in 0..<max(x.count, y.count) {
-            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
-        }
-        return difference == 0
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import HKIDSignature
 
 /// The `Hkid-Signature` header of a webhook: `t=UNIX_SECONDS,v1=HEX`, where
 /// HEX is HMAC-SHA256 with the client's webhook secret over the bytes
@@ -10,7 +11,7 @@ public enum WebhookSignature {
 
     /// The header value for `body` sent at `timestamp`.
     public static func sign(_ body: Data, secret: String, timestamp: Int64) -> String {
-        "t=\(timestamp),v1=\(hex(mac(body, secret: secret, timestamp: timestamp)))"
+        "t=\(timestamp),v1=\(FileDigest.hex(mac(body, secret: secret, timestamp: timestamp)))"
     }
 
     /// True when `header` carries a v1 signature of `body` with `secret`,
@@ -26,12 +27,8 @@ public enum WebhookSignature {
             if pair[0] == "v1" { signatures.append(pair[1]) }
         }
         guard let timestamp, abs(now - timestamp) <= tolerance else { return false }
-        let expected = Array(hex(mac(body, secret: secret, timestamp: timestamp)).utf8)
-        return signatures.contains { candidate in
-            let given = Array(candidate.utf8)
-            guard given.count == expected.count else { return false }
-            return zip(given, expected).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
-        }
+        let expected = FileDigest.hex(mac(body, secret: secret, timestamp: timestamp))
+        return signatures.contains { ConstantTime.equal($0, expected) }
     }
 
     static func mac(_ body: Data, secret: String, timestamp: Int64) -> HashedAuthenticationCode<SHA256> {
@@ -39,9 +36,5 @@ public enum WebhookSignature {
         hmac.update(data: Data("\(timestamp).".utf8))
         hmac.update(data: body)
         return hmac.finalize()
-    }
-
-    static func hex<D: Sequence>(_ bytes: D) -> String where D.Element == UInt8 {
-        bytes.map { String(format: "%02x", $0) }.joined()
     }
 }

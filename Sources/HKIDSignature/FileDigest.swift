@@ -20,7 +20,7 @@ public enum FileDigest {
         return hex(hasher.finalize())
     }
 
-    static func hex(_ digest: some Sequence<UInt8>) -> String {
+    public static func hex(_ digest: some Sequence<UInt8>) -> String {
         digest.map { String(format: "%02x", $0) }.joined()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import HKIDSignature
 import Hummingbird
 
 /// Requires `Authorization: Bearer <token>` (any case of "Bearer") on every
@@ -21,21 +22,12 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         } else if let query = request.uri.queryParameters.get("access_token") {
             presented = query
         }
-        guard let presented, Self.constantTimeEqual(presented, token) else {
+        guard let presented, ConstantTime.equal(presented, token) else {
             var response = try APIError(.unauthorized, "a bearer token is required")
                 .response(from: request, context: context)
             response.headers[.wwwAuthenticate] = "Bearer realm=\"hkid-station\""
             return response
         }
         return try await next(request, context)
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        var difference = UInt8(x.count == y.count ? 0 : 1)
-        for index in 0..<max(x.count, y.count) {
-            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
-        }
-        return difference == 0
     }
 }
