@@ -51,6 +51,9 @@ struct HubCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of \(HubLogging.levels.joined(separator: ", ")), not '\(logLevel)'")
+        }
         guard (database == nil) != (embedded == nil) else {
             throw ValidationError("give --database postgres://... or --embedded FOLDER, one of them")
         }
@@ -62,13 +65,7 @@ struct HubCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            // The session's own step-by-step log is in the check's events.
-            handler.logLevel = label.hasPrefix("hkid.liveness") ? max(level, .warning) : level
-            return handler
-        }
+        HubLogging.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)  // validated
         let logger = Logger(label: "hkid-hub")
         var configuration = HubConfiguration(tokenFile: tokens)
         configuration.host = host

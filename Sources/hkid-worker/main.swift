@@ -42,18 +42,15 @@ struct WorkerCommand: AsyncParsableCommand {
     var logLevel: String = "info"
 
     func validate() throws {
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of \(HubLogging.levels.joined(separator: ", ")), not '\(logLevel)'")
+        }
         guard concurrency >= 1 else { throw ValidationError("--concurrency must be at least 1") }
         guard lease >= 1, poll > 0, backoff >= 0 else { throw ValidationError("--lease must be at least 1 s, --poll and --backoff positive") }
     }
 
     func run() async throws {
-        let level = Logger.Level(rawValue: logLevel) ?? .info
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            // The session's own step-by-step log is in the check's events.
-            handler.logLevel = label.hasPrefix("hkid.liveness") ? max(level, .warning) : level
-            return handler
-        }
+        HubLogging.bootstrap(level: Logger.Level(rawValue: logLevel) ?? .info)  // validated
         let logger = Logger(label: "hkid-worker")
         let url: DatabaseURL
         let signer: ManifestSigner
