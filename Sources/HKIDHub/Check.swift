@@ -112,8 +112,9 @@ public struct CheckOutcome: Sendable {
     }
 }
 
-/// How many checks are in each state, and the age of the oldest queued one.
-public struct QueueStatistics: Sendable, Equatable {
+/// How many checks are in each state, the age of the oldest queued one,
+/// and how long done checks took.
+public struct QueueStatistics: Sendable {
     public var counts: [CheckState: Int]
     public var oldestQueuedSeconds: Double
     /// Durations (claim to finish, seconds) of done checks, for the histogram: bucket upper bound → count at or below.
@@ -121,7 +122,15 @@ public struct QueueStatistics: Sendable, Equatable {
     public var checkSecondsSum: Double
     public var checkSecondsCount: Int
 
-    public static func == (a: QueueStatistics, b: QueueStatistics) -> Bool {
-        a.counts == b.counts && a.oldestQueuedSeconds == b.oldestQueuedSeconds
+    /// The query that sums done checks' durations in the database, one row:
+    /// their count, their sum, then the count at or below each bound.
+    /// `duration` is the store's SQL for a check's seconds from claim to
+    /// result. A scrape then reads one row however many checks are done.
+    static func durationQuery(duration: String, buckets: [Double]) -> String {
+        let perBucket = buckets.map { "coalesce(sum(CASE WHEN d <= \($0) THEN 1 ELSE 0 END), 0)" }
+        return """
+            SELECT count(*), coalesce(sum(d), 0), \(perBucket.joined(separator: ", "))
+            FROM (SELECT \(duration) AS d FROM hub_checks WHERE state = 'done' AND started_at IS NOT NULL) AS done
+            """
     }
 }

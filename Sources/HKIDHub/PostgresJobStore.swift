@@ -374,17 +374,16 @@ public final class PostgresJobStore: JobStore {
                 "SELECT coalesce(extract(epoch FROM now() - min(created_at)), 0)::double precision FROM hub_checks WHERE state = 'queued'",
                 logger: self.logger)
             for try await value in age.decode(Double.self) { oldest = value }
+            let query = QueueStatistics.durationQuery(
+                duration: "extract(epoch FROM finished_at - started_at)::double precision", buckets: buckets)
             var histogram: [(le: Double, count: Int)] = []
             var sum = 0.0, total = 0
-            let times = try await self.client.query("""
-                SELECT extract(epoch FROM finished_at - started_at)::double precision FROM hub_checks
-                WHERE state = 'done' AND started_at IS NOT NULL
-                """, logger: self.logger)
-            var durations: [Double] = []
-            for try await value in times.decode(Double.self) { durations.append(value) }
-            for bound in buckets { histogram.append((bound, durations.filter { $0 <= bound }.count)) }
-            sum = durations.reduce(0, +)
-            total = durations.count
+            for try await row in try await self.client.query(PostgresQuery(unsafeSQL: query), logger: self.logger) {
+                let cells = row.makeRandomAccess()
+                total = Int(try cells[0].decode(Int64.self))
+                sum = try cells[1].decode(Double.self)
+                histogram = try buckets.indices.map { (buckets[$0], Int(try cells[2 + $0].decode(Int64.self))) }
+            }
             return QueueStatistics(counts: counts, oldestQueuedSeconds: oldest, checkSecondsBuckets: histogram,
                                    checkSecondsSum: sum, checkSecondsCount: total)
         }

@@ -268,12 +268,12 @@ public final class SQLiteJobStore: JobStore {
                 if let state = CheckState(rawValue: row["state"]) { counts[state] = row["n"] }
             }
             let oldest = try Int64.fetchOne(db, sql: "SELECT min(created_at) FROM hub_checks WHERE state = 'queued'")
-            let durations = try Double.fetchAll(db, sql: """
-                SELECT (finished_at - started_at) / 1000.0 FROM hub_checks WHERE state = 'done' AND started_at IS NOT NULL
-                """)
+            let query = QueueStatistics.durationQuery(duration: "(finished_at - started_at) / 1000.0", buckets: buckets)
+            let row = try Row.fetchOne(db, sql: query)
+            let perBucket: [Int] = buckets.indices.map { row?[2 + $0] ?? 0 }
             return QueueStatistics(counts: counts, oldestQueuedSeconds: oldest.map { Double(Self.now() - $0) / 1000 } ?? 0,
-                                   checkSecondsBuckets: buckets.map { bound in (bound, durations.filter { $0 <= bound }.count) },
-                                   checkSecondsSum: durations.reduce(0, +), checkSecondsCount: durations.count)
+                                   checkSecondsBuckets: Array(zip(buckets, perBucket)).map { (le: $0.0, count: $0.1) },
+                                   checkSecondsSum: row?[1] ?? 0, checkSecondsCount: row?[0] ?? 0)
         }
     }
 }

@@ -65,6 +65,32 @@ struct CheckFlowTests {
         let list = try client.request("GET", "/v1/checks?limit=10")
         #expect((list.json["checks"] as? [[String: Any]])?.map { $0["id"] as? String } == [id])
         #expect(try client.request("GET", "/v1/checks", headers: ["Authorization": "Bearer wrong"]).status == 401)
+
+        // /metrics: the queue as the database sees it, and the check's time
+        // from claim to result in the histogram's buckets at and above it.
+        let metrics = try Self.metrics(client)
+        #expect(metrics["hkid_hub_checks{state=\"done\"}"] == 1, "\(metrics)")
+        #expect(metrics["hkid_hub_queue_depth"] == 0)
+        #expect(metrics["hkid_hub_checks_finished_total{state=\"failed\"}"] == 0)
+        #expect(metrics["hkid_hub_check_seconds_count"] == 1)
+        let seconds = try #require(metrics["hkid_hub_check_seconds_sum"])
+        #expect(seconds > 0 && seconds < 60, "\(metrics)")
+        for bound in ["0.5", "1", "2", "5", "10", "20", "30", "60", "120", "300", "+Inf"] {
+            let inBucket = metrics["hkid_hub_check_seconds_bucket{le=\"\(bound)\"}"]
+            #expect(inBucket == ((Double(bound) ?? .infinity) >= seconds ? 1 : 0), "le \(bound): \(metrics)")
+        }
+    }
+
+    /// `GET /metrics` as sample name → value.
+    static func metrics(_ client: HubClient) throws -> [String: Double] {
+        let reply = try client.request("GET", "/metrics")
+        try #require(reply.status == 200, "\(reply.text)")
+        var samples: [String: Double] = [:]
+        for line in reply.text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " ") else { continue }
+            samples[String(line[..<space])] = Double(line[line.index(after: space)...])
+        }
+        return samples
     }
 
     @Test func theSameKeyGivesTheSameCheckAndNoSecond() throws {
@@ -128,5 +154,10 @@ struct CheckFlowTests {
             #expect((check["attempts"] as? Int ?? 99) <= 2)
             #expect(try client.request("GET", "/v1/checks/\(id)/bundle").status == 409)
         }
+        let metrics = try Self.metrics(client)
+        #expect(metrics["hkid_hub_checks_finished_total{state=\"failed\"}"] == 2, "\(metrics)")
+        #expect(metrics["hkid_hub_checks{state=\"done\"}"] == 0)
+        #expect(metrics["hkid_hub_check_seconds_count"] == 0)
+        #expect(metrics["hkid_hub_check_seconds_bucket{le=\"+Inf\"}"] == 0)
     }
 }

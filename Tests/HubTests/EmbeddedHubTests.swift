@@ -30,5 +30,10 @@ struct EmbeddedHubTests {
         #expect(FileManager.default.fileExists(atPath: folder + "/hub.sqlite"))
         let list = try client.request("GET", "/v1/checks")
         #expect((list.json["checks"] as? [[String: Any]])?.count == 1)
+        let metrics = try CheckFlowTests.metrics(client)
+        #expect(metrics["hkid_hub_checks{state=\"done\"}"] == 1, "\(metrics)")
+        #expect(metrics["hkid_hub_check_seconds_count"] == 1)
+        #expect(metrics["hkid_hub_check_seconds_bucket{le=\"+Inf\"}"] == 1)
+        #expect((metrics["hkid_hub_check_seconds_sum"] ?? 0) > 0)
     }
 }
