@@ -33,11 +33,11 @@ struct RunTests {
         let analysed = end["analysed"] as? Int ?? 0
         let dropped = try #require(end["dropped"] as? Int, "the end line counts dropped frames: \(end)")
         // A frame is dropped only when the next one arrives while it still
-        // waits (LiveDriver's one-frame mailbox): paced at 30 fps, with a few
-        // milliseconds of analysis a frame, most frames are analysed (a debug
-        // build on a host loaded by other builds dropped 12 and analysed 146).
+        // waits (LiveDriver's one-frame mailbox). How many depends on how
+        // busy the host is, so no ceiling is asserted on drops; that most of
+        // the 160 frames before COMPLETE are analysed is, and that every
+        // frame received is counted at most once (below).
         #expect(analysed > 100, "\(end)")
-        #expect(dropped <= analysed / 4, "\(dropped) frames dropped against \(analysed) analysed: \(end)")
         // Frames that arrive after the result while the pipeline stops are
         // received but neither analysed nor dropped. How many depends on how
         // fast a loaded machine delivers the result and stops the pipeline
