@@ -412,8 +412,12 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
 // least kRunOnStep of its median step, of the same polarity) at
 // kRunOnShare of the places or more. A card's edge ends at its corners;
 // the edge of a sheet of paper, a page or a table under the card runs on
-// past one of them at least (past both but at the sheet's own corner). (The stretches and the share are the search's for a side
-// that runs on, detect.cpp.)
+// past one of them at least (past both but at the sheet's own corner).
+// The stretch and the share are the values of the search's test of the
+// same thing (sides_end_at_corners, detect.cpp: run_on_stretch x
+// run_on_from..run_on_to, run_on_share); the measure differs: the widening
+// has luma, not the search's gradients, so it reads a step of the side's
+// own polarity where the search reads an edge along the line.
 bool runs_on_past_a_corner(const cv::Mat &luma, const Quad &q, int s) {
     constexpr float kRunOnFrom = 0.03f, kRunOnTo = 0.18f;
     constexpr float kProbe = 3.f;       // pixels either side of the line a step is read across
