@@ -34,6 +34,137 @@ namespace cardvision {
 
 namespace {
 
+// Every threshold of the search (detect_card and the tests a hypothesis
+// must pass), in one place. Shares of places are fractions 0..1 of the
+// samples along a side; distances are Bhattacharyya distances 0..1 of
+// coarse brightness-and-colour histograms (ColourHistogram); sizes in px
+// are pixels of the downscaled image searched.
+struct SearchParams {
+    // ---- The image searched and the sizes of card it takes ----
+    // Smallest region searched, px a side: the 3x3 gradients and the
+    // smallest quad (min_side_px) need room.
+    int min_region_px = 16;
+    // Smallest card worth finding, its width as a fraction of the frame's:
+    // a card that far is reported FAR well before it gets there.
+    double min_card_width = 0.10;
+    // Shortest side a quad may have: this fraction of the smallest card's
+    // height (a card turned away foreshortens it), and never under
+    // min_side_px, where a side has too few places to judge (side_support).
+    double min_side_of_height = 0.6, min_side_px = 10;
+    // Largest quad, as a fraction of the image searched: one that fills it
+    // is the region itself, not a card in it. Its area is also what a
+    // quad's size is ranked against.
+    double max_quad_area = 0.98;
+
+    // ---- Edges ----
+    // Canny hysteresis thresholds in 3x3 Sobel units (L1 norm): a card edge
+    // of ~90 grey levels, spread over three pixels by the downscale, gives
+    // ~250; a light card against a light wall may give 60, which the
+    // sensitive pair keeps. The strict pair drops the fainter clutter that
+    // would otherwise join the card's closed outline.
+    double canny_low = 30, canny_high = 80, strict_canny_low = 60, strict_canny_high = 160;
+
+    // ---- Straight edges (lines) ----
+    // Shortest straight stretch cut from the edges' contours: this fraction
+    // of the shortest side (a side between two fingers still counts), and
+    // at least min_segment_px (shorter stretches are straight by chance).
+    double min_segment_of_side = 0.3, min_segment_px = 8;
+    // Shortest line kept once collinear pieces are merged, as a fraction of
+    // the shortest side: a side interrupted by a thumb is merged whole, so
+    // what is shorter is print or clutter.
+    double min_line_of_side = 0.5;
+    // Lines kept, the longest: corners are sought among every pair and U's
+    // among every pair of corners, and a card's sides are among the longest
+    // lines of any scene it is worth finding in.
+    size_t lines_kept = 120;
+    // Lines joined across a gap kept, the longest: a card has four sides,
+    // while a brick wall's rows of mortar join by the dozen and every U
+    // they make costs a scan for its fourth side.
+    size_t joined_lines_kept = 4;
+
+    // ---- Closed outlines ----
+    // A contour is made a quad only when its bounding box is this fraction
+    // of the smallest card's width wide (and the shortest side high): a
+    // cheap filter with a fifth to spare, the exact test being card_outline's.
+    double min_outline_width = 0.8;
+    // When the best quad of the strict edges is supported this well
+    // (Detection::score, 0..1), the sensitive edges' outlines, where more
+    // clutter joins the card's, are not searched.
+    double convincing_score = 0.85;
+
+    // ---- The tests of a hypothesis ----
+    // At least this many of a quad's sides in view (the others beyond the
+    // frame: a card cut by it); the tests judge those.
+    int min_sides_in_view = 3;
+    // Held landscape, rolled by at most 50 degrees: the top side's rise at
+    // most this times its run (tan 50°). The flow turns the card about its
+    // own axes, which a card held upright would swap (also every upright
+    // brick).
+    float max_roll_rise = 1.19f;
+    // Turned further than anyone turns a card to show it (yaw or pitch,
+    // degrees).
+    double max_turn_deg = 42;
+    // Narrowest card (mean width over the frame's, its hidden part guessed)
+    // the search takes with a side beyond the frame: a near card cut by the
+    // frame is about 0.55 wide, boxes of a brick wall closed by a card's
+    // edge and running off the frame measure 0.25-0.38.
+    double cut_card_min_width = 0.4;
+    // A side runs on past a corner when a stretch beyond it (from 0.2 to
+    // 1.2 of run_on_stretch of the side past the corner) has an edge along
+    // the side's line at more than run_on_share of its places; a quad with
+    // more than one side running on past both corners was put together
+    // from longer lines.
+    float run_on_stretch = 0.15f, run_on_from = 0.2f, run_on_to = 1.2f;
+    double run_on_share = 0.6;
+    int max_sides_running_on = 1;
+    // Every side in view shows its edge at this share of its places at
+    // least, and at most one (partly under a thumb) below strong_side.
+    double min_side_edge = 0.2, strong_side = 0.6;
+    int max_weak_sides = 1;
+    // A side steps from what lies beyond it (side_step) at clear_step of
+    // its places, or at some_step when the bands either side of it are
+    // unlike surfaces: a card dimmed to the brightness of a printed page
+    // behind it differs from it by +28 to -22 levels along one side (the
+    // page's shading), but the page's text and the card's print differ
+    // (0.46-0.63 across three of its sides where a mortar joint between
+    // brick columns reads 0.18-0.19). All sides in view but one must step,
+    // and all but one must show the card's even margin inside (even_margin).
+    double clear_step = 0.5, some_step = 0.25, unlike_surfaces = 0.45;
+    // Print inside (inner_print): a brick, a tile or a door panel is the
+    // right shape but empty inside.
+    double min_inner_print = 0.06;
+    // The inside unlike a ring just outside (unlike_surroundings): a patch
+    // of wall or table framed by its own lines looks like the wall around it.
+    double min_unlike_surroundings = 0.35;
+    // Below this, a side separates nothing (unlike_across_side): the same
+    // wall on both sides of a mortar joint. Cards' sides measure 0.6-1.0. A
+    // card cut by the frame needs one of its two sides that run to the
+    // border above it: three columns of a brick wall closed by the bottom
+    // edge of the card above them read 0.18 and 0.19.
+    double alike_across_side = 0.25;
+    // A side's share of the rank: its edges along it, times its step
+    // share up to full_step (a side borrowed from the background, the next
+    // row of mortar beside the card, has edges but no step).
+    double full_step = 0.8;
+    // The support lost per relative error of the recovered aspect: of two
+    // quads on the same lines, the one nearer the card's aspect wins (the
+    // hidden side of a cut card is placed by it).
+    double aspect_penalty = 2;
+    // A quad with an inferred side must do better than one closed by four
+    // edges.
+    double inferred_rank = 0.9;
+    // What a quad's rank loses when none of its corners in view is a corner
+    // (in proportion to those that are not). A trade: more lets a card
+    // hold its rank against a box of a brick wall closed by a shadow's edge
+    // across it, but a card whose thumb and palm hide most of its corners
+    // then loses to a smaller quad inside it.
+    double corner_weight = 0.3;
+    // Expected corner error of a hypothesis, px: twice as much for a quad
+    // with a side inferred rather than found on a line.
+    float pixel_error = 3.0f, pixel_error_inferred = 6.0f;
+};
+constexpr SearchParams kSearch{};
+
 // Sobel 3x3 units (L1 of a [1 2 1] x [-1 0 1] pair): ~15 grey levels per pixel.
 constexpr float kEdgeGradient = 60.f;
 // Along a hypothesised side a weaker step counts: a light card against a
@@ -724,93 +855,43 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
     }
 }
 
-// Every threshold of the tests a hypothesis must pass (detect_card), in
-// one place. Shares of places are fractions 0..1 of the samples along a
-// side; distances are Bhattacharyya distances 0..1 of coarse brightness-
-// and-colour histograms (ColourHistogram).
-struct SearchParams {
-    // Held landscape, rolled by at most 50 degrees: the top side's rise at
-    // most this times its run (tan 50°). The flow turns the card about its
-    // own axes, which a card held upright would swap (also every upright
-    // brick).
-    float max_roll_rise = 1.19f;
-    // Turned further than anyone turns a card to show it (yaw or pitch,
-    // degrees).
-    double max_turn_deg = 42;
-    // Narrowest card (mean width over the frame's, its hidden part guessed)
-    // the search takes with a side beyond the frame. The hard scene of a
-    // near card cut by the frame is 0.55 wide; boxes of a brick wall closed
-    // by a card's edge and running off the frame were 0.25-0.38.
-    double cut_card_min_width = 0.4;
-    // A side runs on past a corner when a stretch beyond it (from 0.2 to
-    // 1.2 of run_on_stretch of the side past the corner) has an edge along
-    // the side's line at more than run_on_share of its places; a quad with
-    // more than one side running on past both corners was put together
-    // from longer lines.
-    float run_on_stretch = 0.15f, run_on_from = 0.2f, run_on_to = 1.2f;
-    double run_on_share = 0.6;
-    int max_sides_running_on = 1;
-    // Every side in view shows its edge at this share of its places at
-    // least, and at most one (partly under a thumb) below strong_side.
-    double min_side_edge = 0.2, strong_side = 0.6;
-    int max_weak_sides = 1;
-    // A side steps from what lies beyond it (side_step) at clear_step of
-    // its places, or at some_step when the bands either side of it are
-    // unlike surfaces: a card dimmed to the brightness of a printed page
-    // behind it differs from it by +28 to -22 levels along one side (the
-    // page's shading), but the page's text and the card's print differ
-    // (0.46-0.63 across three of its sides where a mortar joint between
-    // brick columns reads 0.18-0.19). All sides in view but one must step,
-    // and all but one must show the card's even margin inside (even_margin).
-    double clear_step = 0.5, some_step = 0.25, unlike_surfaces = 0.45;
-    // Print inside (inner_print): a brick, a tile or a door panel is the
-    // right shape but empty inside.
-    double min_inner_print = 0.06;
-    // The inside unlike a ring just outside (unlike_surroundings): a patch
-    // of wall or table framed by its own lines looks like the wall around it.
-    double min_unlike_surroundings = 0.35;
-    // Below this, a side separates nothing (unlike_across_side): the same
-    // wall on both sides of a mortar joint. Cards' sides measure 0.6-1.0. A
-    // card cut by the frame needs one of its two sides that run to the
-    // border above it: three columns of a brick wall closed by the bottom
-    // edge of the card above them read 0.18 and 0.19.
-    double alike_across_side = 0.25;
-    // A side's share of the rank: its edges along it, times its step
-    // share up to full_step (a side borrowed from the background, the next
-    // row of mortar beside the card, has edges but no step).
-    double full_step = 0.8;
-    // The support lost per relative error of the recovered aspect: of two
-    // quads on the same lines, the one nearer the card's aspect wins (the
-    // hidden side of a cut card is placed by it).
-    double aspect_penalty = 2;
-    // A quad with an inferred side must do better than one closed by four
-    // edges.
-    double inferred_rank = 0.9;
-    // What a quad's rank loses when none of its corners in view is a corner
-    // (in proportion to those that are not). At 0.4 a box of a brick wall
-    // closed by a shadow's edge no longer outranked the half-shadowed card
-    // inside it (HardSceneTests.shadowSweepDoesNotHandTheCardToTheWall), but
-    // the sample thumb-palm-light-desk-2018, whose thumb and palm leave few
-    // corners in view, lost its card to a smaller quad and never reached ORTH.
-    double corner_weight = 0.3;
-    // Expected corner error of a hypothesis, in pixels of the image searched.
-    float pixel_error = 3.0f, pixel_error_inferred = 6.0f;
-};
-constexpr SearchParams kSearch{};
 
 // What the tests of one search read: the downscaled image, its gradients
-// and colour planes, and how its pixels map back to the full frame.
+// and colour planes, how its pixels map back to the full frame, and the
+// sizes of card it takes.
 struct SearchImage {
-    const cv::Mat &small, &gx, &gy;
-    const cv::Mat *chroma;  // the two colour-difference planes (empty for grey input)
-    int glare_level;
+    cv::Mat small, gx, gy;
+    cv::Mat chroma[2];  // the two colour-difference planes (empty for grey input)
+    int glare_level = 255;
     cv::Size full;
     cv::Point2f offset;  // where the searched region starts in the frame
-    float inv;           // full-frame pixels per small-image pixel
-    double focal_px;
+    float inv = 1;       // full-frame pixels per small-image pixel
+    double focal_px = 0;
     // Smallest card worth finding, and the largest quad (small-image pixels).
-    double min_width, min_side, max_area;
+    double min_width = 0, min_side = 0, max_area = 0;
 };
+
+// The region roi of the frame downscaled by scale, lightly blurred, with
+// its gradients (colour_gradients).
+SearchImage search_image(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, double scale, double focal_px,
+                         int glare_level) {
+    SearchImage im;
+    if (scale < 1.0)
+        cv::resize(luma(roi), im.small, cv::Size(), scale, scale, cv::INTER_AREA);
+    else
+        im.small = luma(roi).clone();
+    cv::GaussianBlur(im.small, im.small, cv::Size(3, 3), 0);
+    colour_gradients(im.small, chroma, roi, im.gx, im.gy, im.chroma);
+    im.glare_level = glare_level;
+    im.full = cv::Size(luma.cols, luma.rows);
+    im.offset = cv::Point2f(float(roi.x), float(roi.y));
+    im.inv = float(1.0 / scale);
+    im.focal_px = focal_px;
+    im.min_width = kSearch.min_card_width * im.full.width * scale;
+    im.min_side = std::max(kSearch.min_side_px, im.min_width / kCardAspect * kSearch.min_side_of_height);
+    im.max_area = kSearch.max_quad_area * double(im.small.cols) * im.small.rows;
+    return im;
+}
 
 // Whether the outline (q in the small image, fq the same in the frame) can
 // be a card held up to be shown: convex, not too small, within the image,
@@ -949,6 +1030,209 @@ std::pair<int, int> corners_seen(const SearchImage &im, const Quad &q) {
     return {corners_in_view, corners};
 }
 
+// Whether hypothesis q (fq: the same in the frame) passes every test of a
+// card, in this order: a card's outline, enough sides in view, a cut card
+// wide enough, sides that end at its corners and are edges, sides that
+// part it from what lies beyond, print inside, an inside unlike its
+// surroundings, and a cut card's sides parting it from something else.
+// edges and step receive what the support is computed from.
+bool passes_card_tests(const SearchImage &im, const Quad &q, const Quad &fq, SideEdges &edges,
+                       std::array<double, 4> &step) {
+    if (!card_outline(im, q, fq)) return false;
+    // Sides beyond the frame (a card cut by it) are left out of the tests
+    // below.
+    edges = side_edges(im, q);
+    if (edges.visible < kSearch.min_sides_in_view) return false;
+    // A card the frame cuts is a near one (NEAR is for it), or one on its
+    // way out, which the tracker follows there. What the search finds cut
+    // at an arm's length is the wall beside a card: columns of bricks
+    // closed by the card's own edge, most of them beyond the frame. (A side
+    // beyond a re-check's neighbourhood but in the frame is no cut: that
+    // quad may be the card round a printed box.)
+    const bool cut = edges.visible == 3 && beyond_frame(fq, im.full);
+    if (cut && mean_width(fq) < kSearch.cut_card_min_width * im.full.width) return false;
+    if (!sides_end_at_corners(im, q, edges) || !sides_are_edges(edges)) return false;
+    UnlikeAcross unlike(im, q);
+    if (!sides_part_surfaces(im, q, edges, unlike, step)) return false;
+    if (inner_print(im.gx, im.gy, im.small, q, im.glare_level) < kSearch.min_inner_print) return false;
+    if (unlike_surroundings(im.small, im.chroma, q) < kSearch.min_unlike_surroundings) return false;
+    return !cut || cut_sides_part_surfaces(edges, unlike);
+}
+
+// A hypothesis's rank before its corners are looked at: support times
+// size, so that the card beats the portrait and the printed boxes inside
+// it, which are as well supported. The size is what the search saw: a side
+// guessed beyond the frame, or beyond a re-check's neighbourhood, adds
+// none (an enclosing quad guessed beyond the neighbourhood could hand a
+// card over to a box of a brick wall).
+double rank_by_size(const SearchImage &im, const Quad &q, double support, bool inferred) {
+    const double shown = area_within(q, im.small.size());
+    return support * std::sqrt(shown / im.max_area) * (inferred ? kSearch.inferred_rank : 1.0);
+}
+
+// The rank lowered for corners in view where nothing turns
+// (corner_weight). A quad put together from lines that only happen to
+// cross (a card's side run on to a line of the background, the edge of a
+// shadow across the wall) is as large as it likes and its sides are real
+// edges, but not its corners. It is ranked lower rather than refused: a
+// card cut by the frame may have sides that a tower behind it continues.
+double rank_with_corners(const SearchImage &im, const Quad &q, double rank) {
+    const auto [corners_in_view, corners] = corners_seen(im, q);
+    if (corners_in_view) rank *= 1 - kSearch.corner_weight * (corners_in_view - corners) / corners_in_view;
+    return rank;
+}
+
+// The best-ranked quads found so far, best first: at most `wanted`, each a
+// different quad (its corners more than kSameQuadPx of the small image
+// from the others'). Of two found twice, the better ranked stays; of two
+// of the same rank, the first found stays first.
+class RankedQuads {
+public:
+    explicit RankedQuads(int wanted) : wanted_(size_t(wanted)) {}
+    bool empty() const { return ranked_.empty(); }
+    const Detection &best() const { return ranked_.front().detection; }
+    // Whether a quad of this rank would be dropped at once: the list is
+    // full and the rank no better than its last.
+    bool would_drop(double rank) const {
+        return ranked_.size() >= wanted_ && rank <= ranked_.back().detection.rank;
+    }
+    // d found as q in the small image.
+    void keep(const Detection &d, const Quad &q) {
+        for (size_t i = 0; i < ranked_.size(); ++i) {
+            double apart = 0;
+            for (int k = 0; k < 4; ++k) apart = std::max(apart, double(cv::norm(ranked_[i].small[k] - q[k])));
+            if (apart > kSameQuadPx) continue;
+            if (d.rank <= ranked_[i].detection.rank) return;
+            ranked_.erase(ranked_.begin() + long(i));
+            break;
+        }
+        const auto at = std::find_if(ranked_.begin(), ranked_.end(),
+                                     [&](const Ranked &r) { return r.detection.rank < d.rank; });
+        ranked_.insert(at, Ranked{d, q});
+        if (ranked_.size() > wanted_) ranked_.pop_back();
+    }
+    std::vector<Detection> detections() const {
+        std::vector<Detection> out;
+        for (const auto &r : ranked_) out.push_back(r.detection);
+        return out;
+    }
+
+private:
+    struct Ranked {
+        Detection detection;
+        Quad small;
+    };
+    std::vector<Ranked> ranked_;
+    size_t wanted_;
+};
+
+// A hypothesis (q in small-image pixels; inferred: a side of it has no line
+// of its own; joined: found on lines joined across a gap) tested, ranked,
+// and kept when it is among the best so far. The corners can only lower
+// the rank, so a quad that cannot beat the last of those kept is not
+// looked at for them.
+void consider(const SearchImage &im, const Quad &q, bool inferred, bool joined, RankedQuads &ranked) {
+    const Quad fq = scale_quad(q, im.inv, im.offset);
+    SideEdges edges;
+    std::array<double, 4> step;
+    if (!passes_card_tests(im, q, fq, edges, step)) return;
+    const double support = outline_support(im, q, fq, edges, step);
+    const double rank = rank_by_size(im, q, support, inferred);
+    if (ranked.would_drop(rank)) return;
+    const float pixel_error = inferred ? kSearch.pixel_error_inferred : kSearch.pixel_error;
+    ranked.keep(Detection{fq, support, pixel_error * im.inv, false, joined, rank_with_corners(im, q, rank)}, q);
+}
+
+void consider_all(const SearchImage &im, const std::vector<std::pair<Quad, bool>> &hypotheses, bool joined,
+                  RankedQuads &ranked) {
+    for (const auto &[q, inferred] : hypotheses) consider(im, q, inferred, joined, ranked);
+}
+
+// Of lines, the n longest.
+void keep_longest(std::vector<EdgeLine> &lines, size_t n) {
+    if (lines.size() <= n) return;
+    std::nth_element(lines.begin(), lines.begin() + long(n), lines.end(),
+                     [](const EdgeLine &a, const EdgeLine &b) { return a.length() > b.length(); });
+    lines.resize(n);
+}
+
+// The straight edges of the image: the sensitive edge map, the lines
+// along it (collinear pieces merged, the short ones left out), and the
+// corners where two lines meet.
+struct StraightEdges {
+    cv::Mat edge_map;
+    std::vector<EdgeLine> lines;
+    std::vector<Corner> corners;
+};
+StraightEdges straight_edges(const SearchImage &im) {
+    StraightEdges s;
+    cv::Canny(im.gx, im.gy, s.edge_map, kSearch.canny_low, kSearch.canny_high, false);
+    std::vector<std::vector<cv::Point>> contours;
+    cv::findContours(s.edge_map, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
+    const float min_segment = float(std::max(kSearch.min_segment_px, im.min_side * kSearch.min_segment_of_side));
+    s.lines = merge_collinear(straight_segments(contours, min_segment), float(im.min_side));
+    s.lines.erase(std::remove_if(s.lines.begin(), s.lines.end(),
+                                 [&](const EdgeLine &l) { return l.length() < im.min_side * kSearch.min_line_of_side; }),
+                  s.lines.end());
+    keep_longest(s.lines, kSearch.lines_kept);
+    s.corners = find_corners(s.lines);
+    return s;
+}
+
+// Stage 1: the U's of the lines, closed into quads (quads_from_corners).
+void search_line_hypotheses(const SearchImage &im, const StraightEdges &s, FourthSide fourth, RankedQuads &ranked) {
+    std::vector<std::pair<Quad, bool>> hypotheses;
+    quads_from_corners(im.gx, im.gy, s.lines, s.corners, fourth, hypotheses);
+    consider_all(im, hypotheses, false, ranked);
+}
+
+// The quads of one edge map's closed outlines, its one-pixel gaps
+// (rounded corners, noise) closed first.
+void search_outlines_of(const SearchImage &im, const cv::Mat &edge_map, RankedQuads &ranked) {
+    cv::Mat closed;
+    cv::dilate(edge_map, closed, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3)));
+    std::vector<std::vector<cv::Point>> contours;
+    cv::findContours(closed, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
+    for (const auto &c : contours) {
+        const cv::Rect box = cv::boundingRect(c);
+        if (box.width < im.min_width * kSearch.min_outline_width || box.height < im.min_side) continue;
+        if (auto q = quad_from_contour(c)) consider(im, *q, false, false, ranked);
+    }
+}
+
+// Stage 2: closed outlines, of the strict edges first (less clutter joins
+// the card's outline), of the sensitive ones when that found nothing
+// convincing.
+void search_closed_outlines(const SearchImage &im, const StraightEdges &s, RankedQuads &ranked) {
+    cv::Mat strict;
+    cv::Canny(im.gx, im.gy, strict, kSearch.strict_canny_low, kSearch.strict_canny_high, false);
+    search_outlines_of(im, strict, ranked);
+    if (!ranked.empty() && ranked.best().score > kSearch.convincing_score) return;
+    search_outlines_of(im, s.edge_map, ranked);
+}
+
+// Stage 3, when nothing at all was found: the sides may be there in pieces
+// too far apart to have been merged (a thumb and a palm over one side of a
+// light card; a near card's edge lost for a third of its length against a
+// white cup behind it). The longest lines joined across such gaps are
+// added, and the U's with one of them closed near their legs' ends only,
+// even where the fourth side is otherwise scanned for beyond them: beyond
+// them, every U of a brick wall's joined mortar costs a scan, and a near
+// card's hidden side is placed beyond the frame either way.
+void search_joined_lines(const SearchImage &im, StraightEdges &s, FourthSide fourth, RankedQuads &ranked) {
+    auto joined = joined_across_gaps(s.lines, float(im.min_side));
+    keep_longest(joined, kSearch.joined_lines_kept);
+    if (joined.empty()) return;
+    const size_t first_new = s.lines.size();
+    s.lines.insert(s.lines.end(), joined.begin(), joined.end());
+    const auto more = find_corners(s.lines, first_new);  // those of the new lines
+    s.corners.insert(s.corners.end(), more.begin(), more.end());
+    std::vector<std::pair<Quad, bool>> hypotheses;
+    quads_from_corners(im.gx, im.gy, s.lines, s.corners,
+                       fourth == FourthSide::scanned_beyond ? FourthSide::at_ends : fourth, hypotheses, first_new);
+    consider_all(im, hypotheses, true, ranked);
+}
+
 }  // namespace
 
 double luma_step(const cv::Mat &luma, const Quad &q, int side) {
@@ -960,178 +1244,22 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
                                    double focal_px, int glare_level, const Quad *incumbent, FourthSide fourth,
                                    int wanted) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
-    if (roi.width < 16 || roi.height < 16) return {};
+    if (roi.width < kSearch.min_region_px || roi.height < kSearch.min_region_px) return {};
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
-    cv::Mat small;
-    if (scale < 1.0)
-        cv::resize(luma(roi), small, cv::Size(), scale, scale, cv::INTER_AREA);
-    else
-        small = luma(roi).clone();
-    cv::GaussianBlur(small, small, cv::Size(3, 3), 0);
-    cv::Mat gx, gy, small_chroma[2];
-    colour_gradients(small, chroma, roi, gx, gy, small_chroma);
-
-    const cv::Size full(luma.cols, luma.rows);
-    const cv::Point2f offset(float(roi.x), float(roi.y));
-    const float inv = float(1.0 / scale);
-    // Smallest card worth finding: a tenth of the frame's width (a card
-    // that far is reported FAR well before it gets there).
-    const double min_width_small = 0.10 * full.width * scale;
-    const double min_side_small = std::max(10.0, min_width_small / kCardAspect * 0.6);
-    const double max_area = 0.98 * double(small.cols) * small.rows;
-
-    // The best-ranked quads so far, best first, each a different quad (its
-    // corners more than kSameQuadPx of the small image from the others').
-    struct Ranked {
-        Detection detection;
-        Quad small;
-    };
-    std::vector<Ranked> ranked;
-    auto keep = [&](const Detection &d, const Quad &q) {
-        for (size_t i = 0; i < ranked.size(); ++i) {
-            double apart = 0;
-            for (int k = 0; k < 4; ++k) apart = std::max(apart, double(cv::norm(ranked[i].small[k] - q[k])));
-            if (apart > kSameQuadPx) continue;
-            if (d.rank <= ranked[i].detection.rank) return;
-            ranked.erase(ranked.begin() + long(i));
-            break;
-        }
-        // After those of the same rank: of equals, the first found stays first.
-        const auto at = std::find_if(ranked.begin(), ranked.end(), [&](const Ranked &r) { return r.detection.rank < d.rank; });
-        ranked.insert(at, Ranked{d, q});
-        if (ranked.size() > size_t(wanted)) ranked.pop_back();
-    };
-    bool joining = false;  // considering the quads of lines joined across a gap
-    const SearchImage im{small, gx, gy, small_chroma, glare_level, full, offset, inv, focal_px,
-                         min_width_small, min_side_small, max_area};
-    // A hypothesis (q in small-image pixels; inferred: a side of it has no
-    // line of its own) passes the card's tests and is ranked.
-    auto consider = [&](const Quad &q, bool inferred) {
-        const Quad fq = scale_quad(q, inv, offset);
-        if (!card_outline(im, q, fq)) return;
-        // Sides beyond the frame (a card cut by it) are left out of the
-        // tests below; at least three must be in view.
-        const SideEdges edges = side_edges(im, q);
-        if (edges.visible < 3) return;
-        // A card the frame cuts is a near one (NEAR is for it), or one on
-        // its way out, which the tracker follows there. What the search
-        // finds cut at an arm's length is the wall beside a card: columns
-        // of bricks closed by the card's own edge, most of them beyond
-        // the frame. (A side beyond a re-check's neighbourhood but in the
-        // frame is no cut: that quad may be the card round a printed box.)
-        const bool cut = edges.visible == 3 && beyond_frame(fq, full);
-        if (cut && mean_width(fq) < kSearch.cut_card_min_width * full.width) return;
-        if (!sides_end_at_corners(im, q, edges) || !sides_are_edges(edges)) return;
-        UnlikeAcross unlike(im, q);
-        std::array<double, 4> step;
-        if (!sides_part_surfaces(im, q, edges, unlike, step)) return;
-        if (inner_print(gx, gy, small, q, glare_level) < kSearch.min_inner_print) return;
-        if (unlike_surroundings(small, small_chroma, q) < kSearch.min_unlike_surroundings) return;
-        if (cut && !cut_sides_part_surfaces(edges, unlike)) return;
-        const double support = outline_support(im, q, fq, edges, step);
-        // Rank by support times size: the card beats the portrait and the
-        // printed boxes inside it, which are as well supported. (The size
-        // the search saw: a side guessed beyond the frame, or beyond a
-        // re-check's neighbourhood, adds none; an enclosing quad guessed
-        // beyond the neighbourhood could hand a card over to a box of a
-        // brick wall.) A quad put together from lines that only happen to
-        // cross (a card's side run on to a line of the background, the
-        // edge of a shadow across the wall) is as large as it likes and its
-        // sides are real edges, but where they meet nothing turns
-        // (corner_weight). Refusing such quads outright refused cut-off
-        // cards whose sides a tower behind them continues. (The corners can
-        // only lower the rank: a quad that cannot beat the last of those
-        // kept so far is not looked at.)
-        const double shown = area_within(q, small.size());
-        double rank = support * std::sqrt(shown / max_area) * (inferred ? kSearch.inferred_rank : 1.0);
-        if (ranked.size() >= size_t(wanted) && rank <= ranked.back().detection.rank) return;
-        const auto [corners_in_view, corners] = corners_seen(im, q);
-        if (corners_in_view) rank *= 1 - kSearch.corner_weight * (corners_in_view - corners) / corners_in_view;
-        const float pixel_error = inferred ? kSearch.pixel_error_inferred : kSearch.pixel_error;
-        keep(Detection{fq, support, pixel_error * inv, false, joining, rank}, q);
-    };
+    const SearchImage im = search_image(luma, chroma, roi, scale, focal_px, glare_level);
+    RankedQuads ranked(wanted);
     // The card already tracked competes on the same terms, so a re-check
     // replaces it only with something better (the enclosing card, when the
     // tracker had settled on a box printed on it).
-    if (incumbent) consider(scale_quad(*incumbent, float(scale), -offset * float(scale)), false);
-    const std::optional<Quad> held = ranked.empty() ? std::nullopt : std::optional<Quad>(ranked.front().detection.quad);
+    if (incumbent) consider(im, scale_quad(*incumbent, float(scale), -im.offset * float(scale)), false, false, ranked);
+    const std::optional<Quad> held = ranked.empty() ? std::nullopt : std::optional<Quad>(ranked.best().quad);
 
-    cv::Mat edges, sensitive;
-    std::vector<std::vector<cv::Point>> contours;
-    // Thresholds in 3x3 Sobel units (L1 norm): a card edge of ~90 grey
-    // levels, spread over three pixels by the downscale, gives ~250; a light
-    // card against a light wall may give 60.
-    constexpr double kLow = 30, kHigh = 80, kStrictLow = 60, kStrictHigh = 160;
+    StraightEdges straight = straight_edges(im);
+    search_line_hypotheses(im, straight, fourth, ranked);
+    search_closed_outlines(im, straight, ranked);
+    if (ranked.empty() && !incumbent) search_joined_lines(im, straight, fourth, ranked);
 
-    // Straight edges, from the thin edges of the sensitive pass.
-    cv::Canny(gx, gy, sensitive, kLow, kHigh, false);
-    cv::findContours(sensitive, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
-    const float min_segment = float(std::max(8.0, min_side_small * 0.3));
-    auto lines = merge_collinear(straight_segments(contours, min_segment), float(min_side_small));
-    lines.erase(std::remove_if(lines.begin(), lines.end(),
-                               [&](const EdgeLine &l) { return l.length() < min_side_small * 0.5; }),
-                lines.end());
-    if (lines.size() > 120) {
-        std::nth_element(lines.begin(), lines.begin() + 120, lines.end(),
-                         [](const EdgeLine &a, const EdgeLine &b) { return a.length() > b.length(); });
-        lines.resize(120);
-    }
-    std::vector<std::pair<Quad, bool>> hypotheses;
-    auto corners = find_corners(lines);
-    quads_from_corners(gx, gy, lines, corners, fourth, hypotheses);
-    for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
-
-    // Closed outlines: strict edges first (less clutter joins the card's
-    // outline), the sensitive ones when that found nothing convincing.
-    const cv::Mat kernel = cv::getStructuringElement(cv::MORPH_RECT, cv::Size(3, 3));
-    for (int pass = 0; pass < 2; ++pass) {
-        if (pass == 1 && !ranked.empty() && ranked.front().detection.score > 0.85) break;
-        if (pass == 0) cv::Canny(gx, gy, edges, kStrictLow, kStrictHigh, false);
-        cv::dilate(pass == 0 ? edges : sensitive, edges, kernel);  // close one-pixel gaps (rounded corners, noise)
-        contours.clear();
-        cv::findContours(edges, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
-        for (const auto &c : contours) {
-            const cv::Rect box = cv::boundingRect(c);
-            if (box.width < min_width_small * 0.8 || box.height < min_side_small) continue;
-            if (auto q = quad_from_contour(c)) consider(*q, false);
-        }
-    }
-    // Nothing at all: the sides may be there in pieces too far apart to
-    // have been merged (a thumb and a palm over one side of a light card;
-    // in the coarse look, a near card's edge lost for a third of its length
-    // against a white cup behind it, dev_near_then_ok_2018, whose NEAR came
-    // only once its bottom was in view as well).
-    if (ranked.empty() && !incumbent) {
-        auto joined = joined_across_gaps(lines, float(min_side_small));
-        // A card has four sides: the four longest joined lines. (A brick
-        // wall's rows of mortar join by the dozen, and every U they make
-        // cost a scan for its fourth side: the card-free video replayed at
-        // 4.4 times its decoding with all of them, 1.9 with four.)
-        constexpr size_t kJoinedKept = 4;
-        if (joined.size() > kJoinedKept) {
-            std::nth_element(joined.begin(), joined.begin() + long(kJoinedKept), joined.end(),
-                             [](const EdgeLine &a, const EdgeLine &b) { return a.length() > b.length(); });
-            joined.resize(kJoinedKept);
-        }
-        if (!joined.empty()) {
-            const size_t first_new = lines.size();
-            lines.insert(lines.end(), joined.begin(), joined.end());
-            const auto more = find_corners(lines, first_new);  // those of the new lines
-            corners.insert(corners.end(), more.begin(), more.end());
-            hypotheses.clear();
-            joining = true;
-            // (In the coarse look only near the legs' ends: scanning beyond
-            // them for every U of a brick wall's joined mortar made the
-            // card-free video 7 % dearer, 2.03 x its decoding on a busy
-            // host against a bar of 2.0; a near card's hidden side is placed
-            // beyond the frame either way.)
-            quads_from_corners(gx, gy, lines, corners, fourth == FourthSide::scanned_beyond ? FourthSide::at_ends : fourth,
-                               hypotheses, first_new);
-            for (const auto &[q, inferred] : hypotheses) consider(q, inferred);
-        }
-    }
-    std::vector<Detection> out;
-    for (const auto &r : ranked) out.push_back(r.detection);
+    std::vector<Detection> out = ranked.detections();
     if (held && !out.empty() && out.front().quad == *held) out.front().incumbent = true;
     return out;
 }
