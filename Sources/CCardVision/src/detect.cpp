@@ -81,6 +81,75 @@ struct SearchParams {
     // while a brick wall's rows of mortar join by the dozen and every U
     // they make costs a scan for its fourth side.
     size_t joined_lines_kept = 4;
+    // How far a contour may stray from the straight segment cut from it, px:
+    // about the jitter of a traced edge of the blurred small image.
+    double segment_tolerance_px = 1.5;
+    // Pieces merged into one line (merge_collinear) turn from it by at most
+    // this (degrees) and lie within merge_offset_px of it (px): a side's
+    // pieces either side of a thumb, not a parallel line of print beside it.
+    float merge_max_turn_deg = 3.0f, merge_offset_px = 2.0f;
+    // Two lines joined across a gap (joined_across_gaps): each end of the
+    // second within join_offset_px of the first (px), and one straight line
+    // through both within join_fit_px of all four ends (px). Stricter than
+    // merging: the gap is longer, so a slight turn would join two lines.
+    float join_offset_px = 4.f, join_fit_px = 1.5f;
+
+    // ---- Corners and three sides (U's) ----
+    // Two lines make a corner when they meet at 50..130 degrees (a card's
+    // corner turned by perspective, not a near-parallel pair) near one end
+    // of each: within corner_end_share of the line's length plus
+    // corner_end_px (px) of it. An end may lie that far off because a
+    // thumb shortens a side, or a rounded corner cuts both.
+    float corner_min_angle_deg = 50.f, corner_end_share = 0.45f, corner_end_px = 6.f;
+    // A U's legs and base shorter than this (px) make no card.
+    float min_u_side_px = 6.f;
+    // A line closes a U at its legs' ends when it crosses each leg within
+    // this share of the leg's length (plus corner_end_px) of its end.
+    float closes_at_end_share = 0.35f;
+    // How far along the legs a fourth side may lie, in lengths of the
+    // longer leg: from fourth_nearest (a side shorter than that against
+    // the base is no ID-1 card, even foreshortened) to fourth_at_ends when
+    // only the legs' ends are looked at (1 + closes_at_end_share), and up
+    // to the card's length from its base when scanned beyond them: its
+    // aspect times fourth_aspect_slack (perspective), at most
+    // fourth_farthest legs.
+    float fourth_nearest = 0.35f, fourth_at_ends = 1.35f, fourth_aspect_slack = 1.15f, fourth_farthest = 3.0f;
+    // A line found beyond the legs' ends closes the U only where it runs
+    // between the legs for at least this share of the way across them.
+    float fourth_line_overlap = 0.3f;
+    // A fourth side with no line of its own is scanned for in steps of
+    // fourth_scan_step legs, a step taking over only when it has
+    // fourth_scan_gain more edge support (noise must not move it), and is
+    // taken when fourth_scan_support of it is edge.
+    float fourth_scan_step = 0.05f, fourth_scan_gain = 0.02f, fourth_scan_support = 0.25f;
+    // Legs ending within border_px of the frame's border (px) run into it:
+    // the card is cut, and its hidden side is tried at cut_steps places,
+    // 1 + k * cut_step legs from the base, k = 1..cut_steps (up to 2.6: the
+    // card's shape then decides which).
+    int border_px = 3, cut_steps = 16;
+    float cut_step = 0.1f;
+    // Lines that may close a U on a base run roughly along it: the cosine
+    // of the angle between them at least this (37 degrees; a card's far
+    // side in perspective is not parallel to its base).
+    float closing_line_min_cos = 0.8f;
+
+    // ---- Closed outlines (quad_from_contour) ----
+    // The hull of a contour is simplified to four vertices with these
+    // tolerances in turn (fractions of its perimeter), the first that gives
+    // four or fewer taken: a card's rounded corners need a little slack,
+    // an outline with a thumb over it more.
+    std::array<double, 4> hull_tolerances{0.02, 0.03, 0.045, 0.06};
+    // Each side is refitted to the contour's points along its middle
+    // (side_middle_from to _to of it, away from the rounded corners) lying
+    // within side_fit_px of it (px), when there are side_fit_points of them;
+    // a corner of the refitted sides more than corner_shift (of the
+    // perimeter) from the hull's vertex means the contour is no
+    // quadrilateral.
+    float side_middle_from = 0.15f, side_middle_to = 0.85f, side_fit_px = 3.0f;
+    size_t side_fit_points = 6;
+    double corner_shift = 0.1;
+    // A hull side shorter than this (px) is a degenerate sliver, no side.
+    float min_hull_side_px = 4;
 
     // ---- Closed outlines ----
     // A contour is made a quad only when its bounding box is this fraction
@@ -112,7 +181,7 @@ struct SearchParams {
     // A side runs on past a corner when a stretch beyond it (from 0.2 to
     // 1.2 of run_on_stretch of the side past the corner) has an edge along
     // the side's line at more than run_on_share of its places; a quad with
-    // more than one side running on past both corners was put together
+    // more than one side running on past both corners is put together
     // from longer lines.
     float run_on_stretch = 0.15f, run_on_from = 0.2f, run_on_to = 1.2f;
     double run_on_share = 0.6;
@@ -241,11 +310,11 @@ constexpr double kSameQuadPx = 4;
 // A brick, a tile or a door panel is the right shape but empty inside.
 // Under a lamp's glare the card's print is washed out where the bloom is:
 // when saturated places are 30 % of the grid or more, and there is print
-// among the others, the saturated ones count as print. (A lamp's bloom
-// over half a card left 4-6 places of print in the 94-97 not saturated;
-// the card was refused, and the launch tower around it was taken. A
-// saturated blank rectangle, a lit window or a white screen, shows no
-// print at all and stays refused.)
+// among the others, the saturated ones count as print. (A bloom over half
+// a card can leave only a handful of places of print among the hundred
+// not saturated, and without this rule the card is refused and whatever
+// frames it is taken instead. A saturated blank rectangle, a lit window or
+// a white screen, shows no print at all and stays refused.)
 double inner_print(const cv::Mat &gx, const cv::Mat &gy, const cv::Mat &small, const Quad &q, int glare_level) {
     constexpr int kCols = 24, kRows = 15;
     int hits = 0, washed_out = 0;
@@ -499,7 +568,7 @@ std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &contour) {
     std::vector<cv::Point> hull, poly;
     cv::convexHull(contour, hull);
     const double perimeter = cv::arcLength(hull, true);
-    for (double eps : {0.02, 0.03, 0.045, 0.06}) {
+    for (double eps : kSearch.hull_tolerances) {
         cv::approxPolyDP(hull, poly, eps * perimeter, true);
         if (poly.size() <= 4) break;
     }
@@ -511,23 +580,23 @@ std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &contour) {
         const cv::Point2f a(poly[s]), b(poly[(s + 1) % 4]);
         const cv::Point2f d = b - a;
         const float len2 = d.dot(d);
-        if (len2 < 16) return std::nullopt;
+        if (len2 < kSearch.min_hull_side_px * kSearch.min_hull_side_px) return std::nullopt;
         const float len = std::sqrt(len2);
         on_side.clear();
         for (const auto &p : contour) {
             const cv::Point2f q = cv::Point2f(p) - a;
             const float t = q.dot(d) / len2;
-            if (t < 0.15f || t > 0.85f) continue;
-            if (std::abs(q.x * d.y - q.y * d.x) / len > 3.0f) continue;
+            if (t < kSearch.side_middle_from || t > kSearch.side_middle_to) continue;
+            if (std::abs(q.x * d.y - q.y * d.x) / len > kSearch.side_fit_px) continue;
             on_side.push_back(cv::Point2f(p));
         }
         lines[s] = cv::Vec4f(d.x / len, d.y / len, a.x, a.y);
-        if (on_side.size() >= 6) lines[s] = refit_line_huber(on_side.data(), int(on_side.size()), lines[s], weights);
+        if (on_side.size() >= kSearch.side_fit_points) lines[s] = refit_line_huber(on_side.data(), int(on_side.size()), lines[s], weights);
     }
     std::array<cv::Point2f, 4> pts;
     for (int i = 0; i < 4; ++i) {
         auto c = intersect(lines[(i + 3) % 4], lines[i]);
-        if (!c || cv::norm(*c - cv::Point2f(poly[i])) > 0.1 * perimeter) return std::nullopt;
+        if (!c || cv::norm(*c - cv::Point2f(poly[i])) > kSearch.corner_shift * perimeter) return std::nullopt;
         pts[i] = *c;
     }
     return order_cyclic(pts);
@@ -566,7 +635,7 @@ std::vector<EdgeLine> straight_segments(const std::vector<std::vector<cv::Point>
     std::vector<cv::Point> poly;
     for (const auto &c : contours) {
         if (c.size() < size_t(min_length)) continue;
-        cv::approxPolyDP(c, poly, 1.5, false);
+        cv::approxPolyDP(c, poly, kSearch.segment_tolerance_px, false);
         for (size_t i = 0; i + 1 < poly.size(); ++i) {
             const cv::Point2f a(poly[i]), b(poly[i + 1]);
             if (cv::norm(b - a) >= min_length) out.push_back(line_between(a, b));
@@ -580,13 +649,13 @@ std::vector<EdgeLine> straight_segments(const std::vector<std::vector<cv::Point>
 std::vector<EdgeLine> merge_collinear(std::vector<EdgeLine> segs, float max_gap) {
     std::sort(segs.begin(), segs.end(), [](const EdgeLine &a, const EdgeLine &b) { return a.length() > b.length(); });
     std::vector<EdgeLine> lines;
-    const float cos_tol = std::cos(3.0f * float(kPi) / 180.f);
+    const float cos_tol = std::cos(kSearch.merge_max_turn_deg * float(kPi) / 180.f);
     for (const auto &s : segs) {
         const cv::Point2f a = s.at(s.t0), b = s.at(s.t1);
         bool merged = false;
         for (auto &l : lines) {
             if (std::abs(l.dir.dot(s.dir)) < cos_tol) continue;
-            if (std::abs(l.across(a)) > 2.0f || std::abs(l.across(b)) > 2.0f) continue;
+            if (std::abs(l.across(a)) > kSearch.merge_offset_px || std::abs(l.across(b)) > kSearch.merge_offset_px) continue;
             float ta = l.along(a), tb = l.along(b);
             if (ta > tb) std::swap(ta, tb);
             const float gap = std::max(ta - l.t1, l.t0 - tb);
@@ -602,18 +671,19 @@ std::vector<EdgeLine> merge_collinear(std::vector<EdgeLine> segs, float max_gap)
 }
 
 // Lines joined across a gap as long as they are together, where one
-// straight line passes within 1.5 px of all four ends: a thumb and a palm
+// straight line passes within join_fit_px of all four ends: a thumb and a palm
 // over a side leave its two ends further apart than lines are merged. New
 // lines only (the pieces stay); for a search that found nothing at all.
 std::vector<EdgeLine> joined_across_gaps(const std::vector<EdgeLine> &lines, float min_gap) {
     std::vector<EdgeLine> joined;
-    const float cos_tol = std::cos(3.0f * float(kPi) / 180.f);
+    const float cos_tol = std::cos(kSearch.merge_max_turn_deg * float(kPi) / 180.f);
     for (size_t i = 0; i < lines.size(); ++i)
         for (size_t j = i + 1; j < lines.size(); ++j) {
             const EdgeLine &a = lines[i], &b = lines[j];
             if (std::abs(a.dir.dot(b.dir)) < cos_tol) continue;
             const cv::Point2f ends[4] = {a.at(a.t0), a.at(a.t1), b.at(b.t0), b.at(b.t1)};
-            if (std::abs(a.across(ends[2])) > 4.f || std::abs(a.across(ends[3])) > 4.f) continue;
+            if (std::abs(a.across(ends[2])) > kSearch.join_offset_px || std::abs(a.across(ends[3])) > kSearch.join_offset_px)
+                continue;
             // The line through the two pieces, each weighing as the points
             // along it: a piece of length L has the moments of two points
             // L / sqrt(12) either side of its middle, each weighing L / 2.
@@ -632,7 +702,8 @@ std::vector<EdgeLine> joined_across_gaps(const std::vector<EdgeLine> &lines, flo
             fit.dir = cv::Point2f(through[0], through[1]);
             fit.normal = cv::Point2f(-fit.dir.y, fit.dir.x);
             fit.origin = cv::Point2f(through[2], through[3]);
-            if (std::any_of(ends, ends + 4, [&](cv::Point2f p) { return std::abs(fit.across(p)) > 1.5f; })) continue;
+            if (std::any_of(ends, ends + 4, [&](cv::Point2f p) { return std::abs(fit.across(p)) > kSearch.join_fit_px; }))
+                continue;
             float a0 = fit.along(ends[0]), a1 = fit.along(ends[1]), b0 = fit.along(ends[2]), b1 = fit.along(ends[3]);
             if (a0 > a1) std::swap(a0, a1);
             if (b0 > b1) std::swap(b0, b1);
@@ -653,12 +724,12 @@ struct Corner {
 };
 
 // The corners among the lines; with first_new, only those of a line from
-// there on (the others were found before).
+// there on (the caller has the others).
 std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines, size_t first_new = 0) {
     std::vector<Corner> corners;
-    const float max_cos = std::cos(50.f * float(kPi) / 180.f);  // 50..130 degrees between the lines
+    const float max_cos = std::cos(kSearch.corner_min_angle_deg * float(kPi) / 180.f);
     auto near_end = [](const EdgeLine &l, float t, bool &end) {
-        const float tol = 0.45f * l.length() + 6.f;
+        const float tol = kSearch.corner_end_share * l.length() + kSearch.corner_end_px;
         const float d0 = std::abs(t - l.t0), d1 = std::abs(t - l.t1);
         end = d1 < d0;
         return std::min(d0, d1) <= tol;
@@ -667,7 +738,7 @@ std::vector<Corner> find_corners(const std::vector<EdgeLine> &lines, size_t firs
     // side the other line's body lies... taken as the end nearer to x; the
     // leg then runs from x to the far end.
     auto within = [](const EdgeLine &l, float t, bool &end, const EdgeLine &, cv::Point2f) {
-        if (t < l.t0 - 6.f || t > l.t1 + 6.f) return false;
+        if (t < l.t0 - kSearch.corner_end_px || t > l.t1 + kSearch.corner_end_px) return false;
         end = (t - l.t0) > (l.t1 - t);
         return true;
     };
@@ -706,15 +777,16 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
                        std::vector<std::pair<Quad, bool>> &out) {
     const float la = float(cv::norm(u.fa - u.ca)), lc = float(cv::norm(u.fc - u.cc));
     const float lb = float(cv::norm(u.cc - u.ca));
-    if (std::min({la, lc, lb}) < 6.f) return;
+    if (std::min({la, lc, lb}) < kSearch.min_u_side_px) return;
     const cv::Point2f ua = (u.fa - u.ca) / la, uc = (u.fc - u.cc) / lc;
     const float reach = std::max(la, lc);
     // Both legs may end early (a cup in front of one side, the frame's
     // border across the other, a light desk where the card's edge fades):
     // the fourth side may lie beyond their ends, as far as a card with this
     // base could be long.
-    const float card_long = std::min(3.0f, std::max(1.35f, 1.15f * lb * float(kCardAspect) / reach));
-    const float longest = fourth == FourthSide::scanned_beyond ? card_long : 1.35f;
+    const float card_long = std::min(kSearch.fourth_farthest,
+                                     std::max(kSearch.fourth_at_ends, kSearch.fourth_aspect_slack * lb * float(kCardAspect) / reach));
+    const float longest = fourth == FourthSide::scanned_beyond ? card_long : kSearch.fourth_at_ends;
     // A line roughly parallel to the base that crosses both legs closes the
     // U near their far ends; unless only those are wanted, also beyond
     // them, where it lies between the legs (even when a line near their
@@ -726,17 +798,19 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
         const EdgeLine &side = lines[size_t(d)];
         auto xa = meet(side, lines[u.a]), xc = meet(side, lines[u.c]);
         if (!xa || !xc) continue;
-        if (cv::norm(*xa - u.fa) <= 0.35f * la + 6.f && cv::norm(*xc - u.fc) <= 0.35f * lc + 6.f) {
+        if (cv::norm(*xa - u.fa) <= kSearch.closes_at_end_share * la + kSearch.corner_end_px &&
+            cv::norm(*xc - u.fc) <= kSearch.closes_at_end_share * lc + kSearch.corner_end_px) {
             out.push_back({order_cyclic({u.ca, u.cc, *xc, *xa}), false});
             closed = true;
             continue;
         }
         if (fourth == FourthSide::at_ends) continue;
         const float ta = (*xa - u.ca).dot(ua), tc = (*xc - u.cc).dot(uc);
-        if (std::min(ta, tc) < 0.35f * reach || std::max(ta, tc) > card_long * reach) continue;
-        if (ta <= 1.35f * la + 6.f && tc <= 1.35f * lc + 6.f) continue;  // not beyond the ends
+        if (std::min(ta, tc) < kSearch.fourth_nearest * reach || std::max(ta, tc) > card_long * reach) continue;
+        if (ta <= kSearch.fourth_at_ends * la + kSearch.corner_end_px && tc <= kSearch.fourth_at_ends * lc + kSearch.corner_end_px)
+            continue;  // not beyond the ends
         const float s0 = std::min(side.along(*xa), side.along(*xc)), s1 = std::max(side.along(*xa), side.along(*xc));
-        if (std::min(s1, side.t1) - std::max(s0, side.t0) < 0.3f * (s1 - s0)) continue;
+        if (std::min(s1, side.t1) - std::max(s0, side.t0) < kSearch.fourth_line_overlap * (s1 - s0)) continue;
         out.push_back({order_cyclic({u.ca, u.cc, *xc, *xa}), true});
     }
     // Both legs run into the frame's border: a card cut by it (held too
@@ -747,11 +821,12 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
     // lengths: a rolled card, or a hand over one near the border), so that
     // the hidden side runs across them as the base does.
     auto at_border = [&](cv::Point2f p) {
-        return p.x < 3 || p.y < 3 || p.x > gx.cols - 4 || p.y > gx.rows - 4;
+        const int m = kSearch.border_px;
+        return p.x < m || p.y < m || p.x > gx.cols - 1 - m || p.y > gx.rows - 1 - m;
     };
     if (at_border(u.fa) && at_border(u.fc))
-        for (int step = 1; step <= 16; ++step) {
-            const float lambda = 1.0f + 0.1f * float(step);
+        for (int step = 1; step <= kSearch.cut_steps; ++step) {
+            const float lambda = 1.0f + kSearch.cut_step * float(step);
             out.push_back({order_cyclic({u.ca, u.cc, u.cc + uc * (lambda * reach),
                                           u.ca + ua * (lambda * reach)}), true});
         }
@@ -759,15 +834,18 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
     // Open U: the fourth side is where, along the legs, a line across them
     // finds the most edge. The legs' own ends say little: a leg ends early
     // under a thumb, or its line runs on into the background.
-    const int steps = int(std::lround((longest - 0.35f) / 0.05f));
+    const int steps = int(std::lround((longest - kSearch.fourth_nearest) / kSearch.fourth_scan_step));
     float best_support = 0, best_lambda = 0;
     for (int step = 0; step <= steps; ++step) {
-        const float lambda = 0.35f + 0.05f * float(step);
+        const float lambda = kSearch.fourth_nearest + kSearch.fourth_scan_step * float(step);
         const cv::Point2f pa = u.ca + ua * (lambda * reach), pc = u.cc + uc * (lambda * reach);
         const float support = float(side_support(gx, gy, pa, pc));
-        if (support > best_support + 0.02f) { best_support = support; best_lambda = lambda; }
+        if (support > best_support + kSearch.fourth_scan_gain) {
+            best_support = support;
+            best_lambda = lambda;
+        }
     }
-    if (best_support >= 0.25f) {
+    if (best_support >= kSearch.fourth_scan_support) {
         const cv::Point2f pa = u.ca + ua * (best_lambda * reach), pc = u.cc + uc * (best_lambda * reach);
         out.push_back({order_cyclic({u.ca, u.cc, pc, pa}), true});
     }
@@ -776,7 +854,7 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
 
 // Every U of the lines (two corners sharing a line, legs on the same side of
 // it) closed into quads; with first_new, only the U's with a line from there
-// on (the lines added by joining pieces, detect_card).
+// on (the lines added by joining pieces, search_joined_lines).
 void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
                         const std::vector<Corner> &corners, FourthSide fourth,
                         std::vector<std::pair<Quad, bool>> &out, size_t first_new = 0) {
@@ -799,7 +877,7 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
         across_legs.clear();
         if (!at[b][0].empty() && !at[b][1].empty())
             for (size_t d = 0; d < lines.size(); ++d)
-                if (std::abs(lines[d].dir.dot(base.dir)) >= 0.8f) across_legs.push_back(int(d));
+                if (std::abs(lines[d].dir.dot(base.dir)) >= kSearch.closing_line_min_cos) across_legs.push_back(int(d));
         for (const auto &[a, ca] : at[b][0])
             for (const auto &[c, cc] : at[b][1]) {
                 if (a == c) continue;
@@ -840,8 +918,9 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
         // Colour differences span about half the levels of luma for the
         // same visual step: doubled, they compete on equal terms. (A 3x3
         // Sobel of 8-bit levels is at most 1020 either way, so the doubled
-        // values and their sums fit in 16 bits; written without a branch,
-        // the loop is vectorised: it was a sixth of a search.)
+        // values and their sums fit in 16 bits; the loop is written without
+        // a branch so that it is vectorised, since it runs over every pixel
+        // of every search.)
         for (int y = 0; y < gx.rows; ++y) {
             short *lx = gx.ptr<short>(y), *ly = gy.ptr<short>(y);
             const short *px = cx.ptr<short>(y), *py = cy.ptr<short>(y);
@@ -926,10 +1005,10 @@ SideEdges side_edges(const SearchImage &im, const Quad &q) {
 }
 
 // A card's sides end at its corners. A quad whose sides run on beyond them
-// (mortar lines, a table's edge, a line printed across the card) was put
+// (mortar lines, a table's edge, a line printed across the card) is put
 // together from longer lines. Only an edge along the side's line runs it
-// on: gravel beside a card has edges everywhere, and a light card on it
-// was refused for them.
+// on: gravel beside a card has edges everywhere, which would refuse a
+// light card lying on it.
 bool sides_end_at_corners(const SearchImage &im, const Quad &q, const SideEdges &e) {
     int running_on = 0;
     for (int k = 0; k < 4; ++k) {
