@@ -768,88 +768,123 @@ struct ThreeSides {
     cv::Point2f fa, fc;  // the far ends of a and c
 };
 
-// The quads that may close three sides: a line found among the others (of
-// across_legs, those that run roughly along the base), or a fourth side
-// inferred (where a line across the legs finds edge, at the legs' ends, or
-// beyond the frame's border for a card cut by it).
-void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
-                       const std::vector<int> &across_legs, const ThreeSides &u, FourthSide fourth,
-                       std::vector<std::pair<Quad, bool>> &out) {
-    const float la = float(cv::norm(u.fa - u.ca)), lc = float(cv::norm(u.fc - u.cc));
-    const float lb = float(cv::norm(u.cc - u.ca));
-    if (std::min({la, lc, lb}) < kSearch.min_u_side_px) return;
-    const cv::Point2f ua = (u.fa - u.ca) / la, uc = (u.fc - u.cc) / lc;
-    const float reach = std::max(la, lc);
-    // Both legs may end early (a cup in front of one side, the frame's
-    // border across the other, a light desk where the card's edge fades):
-    // the fourth side may lie beyond their ends, as far as a card with this
-    // base could be long.
-    const float card_long = std::min(kSearch.fourth_farthest,
-                                     std::max(kSearch.fourth_at_ends, kSearch.fourth_aspect_slack * lb * float(kCardAspect) / reach));
-    const float longest = fourth == FourthSide::scanned_beyond ? card_long : kSearch.fourth_at_ends;
-    // A line roughly parallel to the base that crosses both legs closes the
-    // U near their far ends; unless only those are wanted, also beyond
-    // them, where it lies between the legs (even when a line near their
-    // ends closes it: that one may be print). The two cannot both hold for
-    // one line.
+// A U's legs measured: their lengths (a, c) and the base's (b), their
+// directions away from the base, the longer leg's length (reach), and how
+// far along the legs, in reaches, a card with this base could end.
+struct Legs {
+    float la, lc, lb;
+    cv::Point2f ua, uc;
+    float reach, card_long;
+};
+// Both legs may end early (a cup in front of one side, the frame's border
+// across the other, a light desk where the card's edge fades): the fourth
+// side may lie beyond their ends, as far as a card with this base could be
+// long. nullopt for a U too small to be a card.
+std::optional<Legs> legs_of(const ThreeSides &u) {
+    Legs l;
+    l.la = float(cv::norm(u.fa - u.ca));
+    l.lc = float(cv::norm(u.fc - u.cc));
+    l.lb = float(cv::norm(u.cc - u.ca));
+    if (std::min({l.la, l.lc, l.lb}) < kSearch.min_u_side_px) return std::nullopt;
+    l.ua = (u.fa - u.ca) / l.la;
+    l.uc = (u.fc - u.cc) / l.lc;
+    l.reach = std::max(l.la, l.lc);
+    l.card_long = std::min(kSearch.fourth_farthest,
+                           std::max(kSearch.fourth_at_ends, kSearch.fourth_aspect_slack * l.lb * float(kCardAspect) / l.reach));
+    return l;
+}
+
+// The quad of the U closed lambda reaches along both legs.
+Quad closed_at(const ThreeSides &u, const Legs &l, float lambda) {
+    return order_cyclic({u.ca, u.cc, u.cc + l.uc * (lambda * l.reach), u.ca + l.ua * (lambda * l.reach)});
+}
+
+// A line roughly parallel to the base that crosses both legs closes the U
+// near their far ends; unless only those are wanted, also beyond them,
+// where it lies between the legs (even when a line near their ends closes
+// it: that one may be print). The two cannot both hold for one line.
+// Returns whether a line closes the U at its legs' ends.
+bool close_by_lines(const std::vector<EdgeLine> &lines, const std::vector<int> &across_legs, const ThreeSides &u,
+                    const Legs &l, FourthSide fourth, std::vector<std::pair<Quad, bool>> &out) {
     bool closed = false;
     for (const int d : across_legs) {
         if (d == u.b || d == u.a || d == u.c) continue;
         const EdgeLine &side = lines[size_t(d)];
         auto xa = meet(side, lines[u.a]), xc = meet(side, lines[u.c]);
         if (!xa || !xc) continue;
-        if (cv::norm(*xa - u.fa) <= kSearch.closes_at_end_share * la + kSearch.corner_end_px &&
-            cv::norm(*xc - u.fc) <= kSearch.closes_at_end_share * lc + kSearch.corner_end_px) {
+        if (cv::norm(*xa - u.fa) <= kSearch.closes_at_end_share * l.la + kSearch.corner_end_px &&
+            cv::norm(*xc - u.fc) <= kSearch.closes_at_end_share * l.lc + kSearch.corner_end_px) {
             out.push_back({order_cyclic({u.ca, u.cc, *xc, *xa}), false});
             closed = true;
             continue;
         }
         if (fourth == FourthSide::at_ends) continue;
-        const float ta = (*xa - u.ca).dot(ua), tc = (*xc - u.cc).dot(uc);
-        if (std::min(ta, tc) < kSearch.fourth_nearest * reach || std::max(ta, tc) > card_long * reach) continue;
-        if (ta <= kSearch.fourth_at_ends * la + kSearch.corner_end_px && tc <= kSearch.fourth_at_ends * lc + kSearch.corner_end_px)
+        const float ta = (*xa - u.ca).dot(l.ua), tc = (*xc - u.cc).dot(l.uc);
+        if (std::min(ta, tc) < kSearch.fourth_nearest * l.reach || std::max(ta, tc) > l.card_long * l.reach) continue;
+        if (ta <= kSearch.fourth_at_ends * l.la + kSearch.corner_end_px &&
+            tc <= kSearch.fourth_at_ends * l.lc + kSearch.corner_end_px)
             continue;  // not beyond the ends
         const float s0 = std::min(side.along(*xa), side.along(*xc)), s1 = std::max(side.along(*xa), side.along(*xc));
         if (std::min(s1, side.t1) - std::max(s0, side.t0) < kSearch.fourth_line_overlap * (s1 - s0)) continue;
         out.push_back({order_cyclic({u.ca, u.cc, *xc, *xa}), true});
     }
-    // Both legs run into the frame's border: a card cut by it (held too
-    // near, or half out of view). Its hidden side lies beyond; the card's
-    // shape decides where (consider()). Also when a line closes the U inside
-    // the frame: that may be a line printed on the card. Both legs reach the
-    // same distance past the base (the border may cut them at different
-    // lengths: a rolled card, or a hand over one near the border), so that
-    // the hidden side runs across them as the base does.
+    return closed;
+}
+
+// Both legs run into the frame's border: a card cut by it (held too near,
+// or half out of view). Its hidden side lies beyond; the card's shape
+// decides where (consider()). Both legs reach the same distance past the
+// base (the border may cut them at different lengths: a rolled card, or a
+// hand over one near the border), so that the hidden side runs across them
+// as the base does.
+void close_beyond_border(const cv::Mat &gx, const ThreeSides &u, const Legs &l,
+                         std::vector<std::pair<Quad, bool>> &out) {
     auto at_border = [&](cv::Point2f p) {
         const int m = kSearch.border_px;
         return p.x < m || p.y < m || p.x > gx.cols - 1 - m || p.y > gx.rows - 1 - m;
     };
-    if (at_border(u.fa) && at_border(u.fc))
-        for (int step = 1; step <= kSearch.cut_steps; ++step) {
-            const float lambda = 1.0f + kSearch.cut_step * float(step);
-            out.push_back({order_cyclic({u.ca, u.cc, u.cc + uc * (lambda * reach),
-                                          u.ca + ua * (lambda * reach)}), true});
-        }
-    if (closed) return;
-    // Open U: the fourth side is where, along the legs, a line across them
-    // finds the most edge. The legs' own ends say little: a leg ends early
-    // under a thumb, or its line runs on into the background.
+    if (!at_border(u.fa) || !at_border(u.fc)) return;
+    for (int step = 1; step <= kSearch.cut_steps; ++step)
+        out.push_back({closed_at(u, l, 1.0f + kSearch.cut_step * float(step)), true});
+}
+
+// Open U: the fourth side is where, along the legs (up to longest reaches),
+// a line across them finds the most edge. The legs' own ends say little: a
+// leg ends early under a thumb, or its line runs on into the background;
+// they close the U too.
+void close_by_scan(const cv::Mat &gx, const cv::Mat &gy, const ThreeSides &u, const Legs &l, float longest,
+                   std::vector<std::pair<Quad, bool>> &out) {
     const int steps = int(std::lround((longest - kSearch.fourth_nearest) / kSearch.fourth_scan_step));
     float best_support = 0, best_lambda = 0;
     for (int step = 0; step <= steps; ++step) {
         const float lambda = kSearch.fourth_nearest + kSearch.fourth_scan_step * float(step);
-        const cv::Point2f pa = u.ca + ua * (lambda * reach), pc = u.cc + uc * (lambda * reach);
+        const cv::Point2f pa = u.ca + l.ua * (lambda * l.reach), pc = u.cc + l.uc * (lambda * l.reach);
         const float support = float(side_support(gx, gy, pa, pc));
         if (support > best_support + kSearch.fourth_scan_gain) {
             best_support = support;
             best_lambda = lambda;
         }
     }
-    if (best_support >= kSearch.fourth_scan_support) {
-        const cv::Point2f pa = u.ca + ua * (best_lambda * reach), pc = u.cc + uc * (best_lambda * reach);
-        out.push_back({order_cyclic({u.ca, u.cc, pc, pa}), true});
-    }
+    if (best_support >= kSearch.fourth_scan_support) out.push_back({closed_at(u, l, best_lambda), true});
     out.push_back({order_cyclic({u.ca, u.cc, u.fc, u.fa}), true});
+}
+
+// The quads that may close three sides: a line found among the others (of
+// across_legs, those that run roughly along the base), or a fourth side
+// inferred (beyond the frame's border for a card cut by it, and, when no
+// line closes the U at its legs' ends, where a line across the legs finds
+// edge, or at the legs' ends). A cut card's hidden side is tried even when
+// a line closes the U inside the frame: that may be a line printed on it.
+void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
+                       const std::vector<int> &across_legs, const ThreeSides &u, FourthSide fourth,
+                       std::vector<std::pair<Quad, bool>> &out) {
+    const std::optional<Legs> legs = legs_of(u);
+    if (!legs) return;
+    const bool closed = close_by_lines(lines, across_legs, u, *legs, fourth, out);
+    close_beyond_border(gx, u, *legs, out);
+    if (closed) return;
+    const float longest = fourth == FourthSide::scanned_beyond ? legs->card_long : kSearch.fourth_at_ends;
+    close_by_scan(gx, gy, u, *legs, longest, out);
 }
 
 // Every U of the lines (two corners sharing a line, legs on the same side of

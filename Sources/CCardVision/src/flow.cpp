@@ -11,7 +11,7 @@
 //
 // Only the card and a margin around it are copied and built into a
 // pyramid: the card fills a tenth of a typical frame, and the pyramid of the
-// whole frame was half the cost of a tracked frame.
+// whole frame would be half the cost of a tracked frame.
 #include "internal.hpp"
 
 #include <opencv2/calib3d.hpp>

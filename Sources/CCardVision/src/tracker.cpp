@@ -117,12 +117,12 @@ static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Qu
 // that encloses it: when a thumb covers a side for a moment, the tracked
 // card ranks lower than the boxes printed on it, and those must not take
 // over. Nor one that runs off the frame round a card all in view: a box of
-// a brick wall whose bottom was guessed beyond the frame outranked a card
-// half in a shadow (IoU 0.30, then lost). Just back in view, one that nearly
+// a brick wall whose bottom is guessed beyond the frame can outrank a card
+// half in a shadow, and the card is then lost. Just back in view, one that nearly
 // coincides with it may too: the same card with the side that was guessed
 // beyond the frame put right (the print's motion carries a wrong guess
 // along, and the edge fit looks only a few pixels from it). At other times,
-// just after a glare as well, such a replacement was as often a side moved
+// just after a glare as well, such a replacement is as often a side moved
 // onto a background line.
 static bool replaces_on_recheck(const Quad &candidate, const Quad &tracked, bool back_in_view, cv::Size size) {
     if (back_in_view && overlap(candidate, tracked) > 0.85) return true;
@@ -229,20 +229,18 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // The best-ranked quad. A best that runs off the frame (a side guessed
     // beyond the border) and does not hold at full size, search after
     // search, is not the card: a box of a brick wall that the frame cuts
-    // outranked a card in full view, and nothing was found for as long as
-    // the scene stood. Then the next quad is tried, if it is another object.
-    // (Once is not enough: on a light desk, a box printed on the card was
-    // next, and was followed for good where the following frame would have
-    // found the card. One that shares most of a refused quad's area is that
-    // quad with a side moved, on the same lines. A quad in full view that
-    // does not hold is not replaced: there the next was as often a box of
-    // bricks as the card.)
+    // can outrank a card in full view for as long as the scene stands.
+    // Then the next quad is tried, if it is another object. (Once is not
+    // enough: on a light desk the next may be a box printed on the card,
+    // followed for good where the following frame would find the card. One
+    // that shares most of a refused quad's area is that quad with a side
+    // moved, on the same lines. A quad in full view that does not hold is
+    // not replaced: there the next is as often a box of bricks as the card.)
     // Quads whose fourth side is a line beyond both legs' ends are tried
     // once a frame has gone by without a card: a card whose sides fade
     // into a light desk or under a thumb is found a frame later, and a
     // card the plain search finds is never traded for one closed by a
-    // line of the wall beside it (dev_genuine_2003_brick: a mortar joint
-    // along the card's left side, followed for two seconds).
+    // line of the wall beside it (a mortar joint along the card's side).
     // So is a best that the frame cuts: the card may be in full view beside
     // it, its sides broken by a thumb or by the blocks of a low bitrate,
     // and the quad below it a column of bricks that its bottom edge
@@ -392,15 +390,14 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
 std::optional<Refinement> Tracker::back_to_print(const cv::Mat &luma, const Refinement &fit, double focal) {
     // Each frame's fit starts from the last one moved by the print, so a
     // side that settles a pixel off the card's edge each frame is carried
-    // off with it: a card drifting off a mortar joint that its left side
-    // had lain along kept that side on the joint, and the quad's widening
-    // read as 25 degrees of pitch on a card held still (dev_still_2003 at
-    // 0.6 of its size). Carried from where a re-check last confirmed the
-    // card, the print keeps the card's own edge: one or two sides outside
-    // it are fitted again there, within the same tolerance. (More, or any
-    // inside it: the print and the edges disagree about the whole card, a
-    // turn or a blur, or the fit is leaving a line the search had put a
-    // side on; the fit stands.)
+    // off with it: a card drifting off a mortar joint that one of its sides
+    // lay along keeps that side on the joint, and the quad's widening reads
+    // as tens of degrees of pitch on a card held still. Carried from where
+    // a re-check last confirmed the card, the print keeps the card's own
+    // edge: one or two sides outside it are fitted again there, within the
+    // same tolerance. (More, or any inside it: the print and the edges
+    // disagree about the whole card, a turn or a blur, or the fit is
+    // leaving a line the search had put a side on; the fit stands.)
     if (!carried_) return std::nullopt;
     const OffPrint off = sides_off_print(*carried_, fit.quad);
     if (off.out == 0 || off.out > 2 || off.in > 0) return std::nullopt;
@@ -501,9 +498,8 @@ Tracker::FrameView Tracker::begin_frame(const hkcv_image &image) {
         if (auto estimated = focal_.value()) f.focal = *estimated;
     // Under a lamp's glare the card's print is washed out, and the search
     // refuses the card for too little print inside it; a quad of the
-    // background around the card then won the re-check and was followed
-    // instead (a card turned under a lamp in front of a brick wall: IoU
-    // 0.31 from the first re-check on, glare read 0.18 for 0.51). The
+    // background around the card (a brick wall behind a card turned under
+    // a lamp) would then win the re-check and be followed instead. The
     // re-check waits until the glare has gone, as restoring a side does.
     f.washed_out = last_glare_ >= kWashedOutGlare;
     return f;
@@ -604,8 +600,8 @@ void Tracker::correct_sides(const FrameView &f, Located &found) {
     // costs a few fits; an outline that could not be put right, a card on
     // a phone's screen for one, is left alone for a few frames. Under a
     // lamp's glare the bloom spills over the card's edge and the background
-    // beside it reads as card: dev_glare_2003 had a side moved 9 px out, and
-    // kept there.)
+    // beside it reads as card: a side would be moved out onto the bloom's
+    // edge and kept there.)
     if (restore_wait_ > 0) {
         --restore_wait_;
     } else if (!f.washed_out && card_inconsistency(found.fit->quad, f.size, f.focal) > kInconsistentCard) {
@@ -668,11 +664,11 @@ PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
     // enough to say something and the answer is plausible: with it, the
     // quad must then be a card's image. (A quad with one side wrong also
     // yields a focal length, one that makes it as rectangular as it can
-    // be but not card-shaped; on dim-mpeg4-640 a second of such quads took
-    // the estimate 20 % too long, and the search then refused the card as
-    // not card-shaped for 1.6 s. Under a glare the side in the bloom is a
-    // guess: on dev_glare_2003 such quads took the estimate from 1065 to
-    // 1483 px, with which the wrong quad then passed for a card.)
+    // be but not card-shaped; a second of such quads can take the estimate
+    // a fifth too long, and the search then refuses the card as not
+    // card-shaped. Under a glare the side in the bloom is a guess, and such
+    // quads can take the estimate far enough that the wrong quad passes for
+    // a card.)
     const PoseSolutions at_cfg = pose_solutions(q, size, focal_cfg);
     const Pose &pose_cfg = at_cfg.best();
     if (config_.estimate_focal && pose_cfg.ok && !f.washed_out) {

@@ -1,9 +1,9 @@
 // view_change.cpp — whether anything came into a still view.
 //
-// With no card in view the tracker searched one frame in ten, and each
-// search of a 720p frame costs about as much as decoding four frames: an
-// empty counter in front of a station's camera, or the start of a
-// recording before the card is raised, cost nearly twice its decoding.
+// With no card in view, searching one frame in ten, each search of a 720p
+// frame costing about as much as decoding four frames, would make an empty
+// counter in front of a station's camera, or the start of a recording
+// before the card is raised, cost nearly twice its decoding.
 // A card coming into view changes its cells of a coarse copy of the frame
 // by tens of grey levels; sensor noise, compression and a camera held on a
 // tripod or drifting in a hand change them by a few.
