@@ -40,6 +40,75 @@ namespace {
 // coarse brightness-and-colour histograms (ColourHistogram); sizes in px
 // are pixels of the downscaled image searched.
 struct SearchParams {
+    // ---- Gradients (3x3 Sobel units, L1 of a [1 2 1] x [-1 0 1] pair:
+    // ~15 grey levels per pixel) ----
+    // A place inside a quad is print (inner_print) above edge_gradient.
+    // Along a hypothesised side a weaker step counts (side_gradient): a
+    // light card against a light wall or cup differs by a few grey levels,
+    // and the side is judged by how much of its length has the step, not by
+    // how strong it is.
+    float edge_gradient = 60.f, side_gradient = 32.f;
+    // An edge runs along a line when its gradient is within 25 degrees of
+    // the line's normal (along_cos2 = cos² 25°); a faint one also when its
+    // part along the line is at most noise_gradient, three quarters of
+    // side_gradient (set by eye, not tuned): what sensor noise can turn a
+    // few grey levels' gradient by (Edges).
+    float along_cos2 = 0.821f, noise_gradient = 24.f;
+    // A corner of a quad is one (corner_seen) when both sides meeting there
+    // show their edge at corner_edge of their places from corner_from to
+    // corner_to of the way along (a card's rounded corner takes the first 4 %).
+    float corner_from = 0.06f, corner_to = 0.20f;
+    double corner_edge = 0.5;
+    // How near (px) two quads' corners lie when they are one quad found
+    // twice: of those, only the better ranked is kept. About the coarse
+    // search's corner error (pixel_error).
+    double same_quad_px = 4;
+    // A side is judged only with at least side_in_frame_tenths of its
+    // places in the frame (a card cut by the frame leaves too little of it).
+    int side_in_frame_tenths = 3;
+
+    // ---- A side's margin and what lies beyond it ----
+    // Strips either side of a side are read band_reach of the quad's
+    // shorter side from it (at least band_reach_px, px): past the blur of
+    // the edge, within the card's margin.
+    float band_reach = 0.06f, band_reach_px = 4.f;
+    // A strip is even when most of it (even_share of its places) lies
+    // within even_margin_levels grey levels of its median: a card's plain
+    // margin, not print or a background's texture.
+    double even_share = 0.7;
+    int even_margin_levels = 24;
+    // A place steps from what lies beyond it (side_step) when just inside
+    // and just outside differ by min_step grey levels (colour differences
+    // count double): well above noise and compression.
+    int min_step = 14;
+    // A shadow's edge across a margin (crossed_by_shadow): even stretches
+    // of at least shadow_stretch places either side of at most
+    // shadow_penumbra places; a step of shadow_min_light or more in log
+    // luma (18 % of the light), at least shadow_min_step grey levels and
+    // shadow_step_spread times the stretches' unevenness, shadow_edge_share
+    // of it taken within the penumbra. The outside follows when its change
+    // in log luma is within shadow_follow_slack + shadow_follow_share of
+    // the inside's (levels under shadow_min_level say nothing of a ratio),
+    // and a colour difference keeps within shadow_max_hue_shift levels of
+    // the scaling.
+    int shadow_stretch = 4, shadow_penumbra = 2;
+    double shadow_min_light = 0.2;
+    int shadow_min_step = 12, shadow_step_spread = 6;
+    double shadow_edge_share = 0.6;
+    int shadow_min_level = 8;
+    double shadow_follow_slack = 0.05, shadow_follow_share = 0.4;
+    int shadow_max_hue_shift = 8;
+
+    // ---- Inside a quad ----
+    // Under a lamp's glare (inner_print): when saturated places are
+    // glare_min_tenths of the grid or more and print is glare_print_percent
+    // of the others, the saturated ones count as print.
+    int glare_min_tenths = 3, glare_print_percent = 3;
+    // Histograms compared (unlike_surroundings, unlike_across_side) need at
+    // least this many places each inside the image, else the test is not
+    // judged: a ring around the quad, and bands along one side.
+    float min_ring_places = 10, min_band_places = 20;
+
     // ---- The image searched and the sizes of card it takes ----
     // Smallest region searched, px a side: the 3x3 gradients and the
     // smallest quad (min_side_px) need room.
@@ -234,25 +303,16 @@ struct SearchParams {
 };
 constexpr SearchParams kSearch{};
 
-// Sobel 3x3 units (L1 of a [1 2 1] x [-1 0 1] pair): ~15 grey levels per pixel.
-constexpr float kEdgeGradient = 60.f;
-// Along a hypothesised side a weaker step counts: a light card against a
-// light wall or cup differs by a few grey levels, and the side is judged by
-// how much of its length has the step, not by how strong it is.
-constexpr float kSideGradient = 32.f;
-
 // Which edges count along a line: any step across it, or only an edge that
 // runs along it (its gradient within 25 degrees of the line's normal). On
 // gravel or a patterned cloth some pebble's edge crosses any line with a
 // step across it, at any angle; a line of mortar or a table's edge runs
 // along it. along_within_noise also counts a faint edge whose gradient
 // turns further only by as much as sensor noise can turn it (its part
-// along the line no more than kNoiseGradient): the few grey levels of a
+// along the line no more than noise_gradient): the few grey levels of a
 // light card's edge on a light desk, or of a washed-out camera, point
 // every which way at 25 degrees, a grass blade's strong edge does not.
 enum class Edges { across, along, along_within_noise };
-constexpr float kAlongCos2 = 0.821f;  // cos² 25°
-constexpr float kNoiseGradient = 24.f;  // Sobel units, three quarters of kSideGradient (set by eye, not tuned)
 
 // Whether p lies a pixel or more inside a gradient image, where the 3x3
 // gradient saw the picture on every side.
@@ -280,30 +340,28 @@ double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Poi
             const float ex = gx.at<short>(y, x), ey = gy.at<short>(y, x);
             const float g = std::abs(ex * n.x + ey * n.y);
             const float t = ex * n.y - ey * n.x;  // the gradient's part along the line
-            if (g > kSideGradient && (edges == Edges::across || g * g >= kAlongCos2 * (ex * ex + ey * ey) ||
-                                      (edges == Edges::along_within_noise && std::abs(t) <= kNoiseGradient))) {
+            if (g > kSearch.side_gradient &&
+                (edges == Edges::across || g * g >= kSearch.along_cos2 * (ex * ex + ey * ey) ||
+                 (edges == Edges::along_within_noise && std::abs(t) <= kSearch.noise_gradient))) {
                 ++hits;
                 break;
             }
         }
     }
     // A side mostly beyond the frame (a card cut by it) cannot be judged.
-    if (inside * 10 < samples * 3) return -1;
+    if (inside * 10 < samples * kSearch.side_in_frame_tenths) return -1;
     return double(hits) / inside;
 }
 
 // Whether a quad's corner is one: both sides that meet there show their
-// edge close to it (from 6 % to 20 % of the way along each; a card's
-// rounded corner takes the first 4 %).
+// edge close to it (corner_from to corner_to of the way along each).
 bool corner_seen(const cv::Mat &gx, const cv::Mat &gy, const Quad &q, int k) {
     const cv::Point2f c = q[k], before = q[(k + 3) % 4], after = q[(k + 1) % 4];
-    return side_support(gx, gy, c + (before - c) * 0.20f, c + (before - c) * 0.06f) >= 0.5 &&
-           side_support(gx, gy, c + (after - c) * 0.06f, c + (after - c) * 0.20f) >= 0.5;
+    const float from = kSearch.corner_from, to = kSearch.corner_to;
+    return side_support(gx, gy, c + (before - c) * to, c + (before - c) * from) >= kSearch.corner_edge &&
+           side_support(gx, gy, c + (after - c) * from, c + (after - c) * to) >= kSearch.corner_edge;
 }
 
-// How near (small-image pixels) two quads' corners lie when they are one
-// quad found twice: of those, only the better ranked is kept.
-constexpr double kSameQuadPx = 4;
 
 // Fraction of a grid of places inside the quad (between 12 % and 88 % of
 // its width and height) on a strong gradient: print, a portrait, a chip.
@@ -325,12 +383,14 @@ double inner_print(const cv::Mat &gx, const cv::Mat &gy, const cv::Mat &small, c
             const cv::Point2f p = left + (right - left) * (0.12f + 0.76f * (c + 0.5f) / kCols);
             const int x = cvRound(p.x), y = cvRound(p.y);
             if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;
-            if (std::abs(gx.at<short>(y, x)) + std::abs(gy.at<short>(y, x)) > kEdgeGradient) ++hits;
+            if (std::abs(gx.at<short>(y, x)) + std::abs(gy.at<short>(y, x)) > kSearch.edge_gradient) ++hits;
             else if (small.at<uint8_t>(y, x) >= glare_level) ++washed_out;
         }
     }
     const int readable = kCols * kRows - washed_out;
-    if (washed_out * 10 >= kCols * kRows * 3 && hits > 0 && hits * 100 >= 3 * readable) hits += washed_out;
+    if (washed_out * 10 >= kCols * kRows * kSearch.glare_min_tenths && hits > 0 &&
+        hits * 100 >= kSearch.glare_print_percent * readable)
+        hits += washed_out;
     return double(hits) / (kCols * kRows);
 }
 
@@ -361,12 +421,10 @@ Level level_of(const int *v, int n) {
     std::nth_element(m.begin(), m.begin() + n / 2, m.begin() + n);
     const int median = m[n / 2];
     for (int i = 0; i < n; ++i) m[i] = std::abs(v[i] - median);
-    const int k = int(std::ceil(0.7 * n)) - 1;
+    const int k = int(std::ceil(kSearch.even_share * n)) - 1;
     std::nth_element(m.begin(), m.begin() + k, m.begin() + n);
     return {median, m[k]};
 }
-
-constexpr int kEvenMargin = 24;  // grey levels around a margin's median
 
 // Whether a shadow's edge crosses the margin: the inside strip is two even
 // stretches, up to two samples of penumbra between them, and
@@ -379,31 +437,31 @@ constexpr int kEvenMargin = 24;  // grey levels around a margin's median
 //   and both colour differences by one factor; an edge of the background or
 //   of the print does neither).
 bool crossed_by_shadow(const MarginStrips &m) {
-    constexpr int kMinStretch = 4;      // samples on each side of the edge
-    constexpr double kMinShadow = 0.2;  // log of the light taken: 18 % or more
-    constexpr int kMaxHueShift = 8;     // levels of a colour difference, after the scaling
     const int n = m.n;
     const int *in = m.in[0].data(), *out = m.out[0].data();
-    for (int j = kMinStretch; j <= n - kMinStretch; ++j)
-        for (int gap = 0; gap <= 2 && j + gap <= n - kMinStretch; ++gap) {
+    const int stretch = kSearch.shadow_stretch;
+    for (int j = stretch; j <= n - stretch; ++j)
+        for (int gap = 0; gap <= kSearch.shadow_penumbra && j + gap <= n - stretch; ++gap) {
             const int after = j + gap, n2 = n - after;
             const Level first = level_of(in, j), second = level_of(in + after, n2);
             const int step = std::abs(second.median - first.median);
             const double ratio = (second.median + 1.0) / (first.median + 1.0);
-            if (std::abs(std::log(ratio)) < kMinShadow) continue;
-            if (std::max(first.spread, second.spread) > kEvenMargin) continue;
-            if (step < std::max(12, 6 * std::max(first.spread, second.spread))) continue;
-            if (std::abs(in[after] - in[j - 1]) < 0.6 * step) continue;
+            if (std::abs(std::log(ratio)) < kSearch.shadow_min_light) continue;
+            if (std::max(first.spread, second.spread) > kSearch.even_margin_levels) continue;
+            const int spread = std::max(first.spread, second.spread);
+            if (step < std::max(kSearch.shadow_min_step, kSearch.shadow_step_spread * spread)) continue;
+            if (std::abs(in[after] - in[j - 1]) < kSearch.shadow_edge_share * step) continue;
             auto outside_follows = [&](int from1, int count1, int count2) {
                 const int o1 = level_of(out + from1, count1).median, o2 = level_of(out + after, count2).median;
-                if (o1 < 8 || o2 < 8) return false;
+                if (o1 < kSearch.shadow_min_level || o2 < kSearch.shadow_min_level) return false;
                 const double change = std::log((o2 + 1.0) / (o1 + 1.0));
-                return std::abs(change - std::log(ratio)) <= 0.05 + 0.4 * std::abs(std::log(ratio));
+                return std::abs(change - std::log(ratio)) <=
+                       kSearch.shadow_follow_slack + kSearch.shadow_follow_share * std::abs(std::log(ratio));
             };
             if (!outside_follows(0, j, n2) || !outside_follows(j - 3, 3, 3)) continue;
             auto keeps_colour = [&](const std::array<int, kMarginSamples> &v) {
                 const int c1 = level_of(v.data(), j).median - 128, c2 = level_of(v.data() + after, n2).median - 128;
-                return std::abs(c2 - ratio * c1) <= kMaxHueShift;
+                return std::abs(c2 - ratio * c1) <= kSearch.shadow_max_hue_shift;
             };
             if (keeps_colour(m.in[1]) && keeps_colour(m.in[2]) && keeps_colour(m.out[1]) && keeps_colour(m.out[2]))
                 return true;
@@ -425,7 +483,7 @@ bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
     const float len = std::max(1.f, float(cv::norm(d)));
     cv::Point2f out_n(d.y / len, -d.x / len);
     if ((centre - a0).dot(out_n) > 0) out_n = -out_n;
-    const float reach = std::max(4.f, 0.06f * float(min_side(q)));
+    const float reach = std::max(kSearch.band_reach_px, kSearch.band_reach * float(min_side(q)));
     // Two depths (4 % and 8 % of the way in): a card may have a border line
     // printed a couple of millimetres inside its edge, which one strip runs
     // along or across; the card's own margin is even at the other.
@@ -448,7 +506,7 @@ bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
             ++m.n;
         }
         if (m.n < kMarginSamples / 2) continue;
-        if (level_of(m.in[0].data(), m.n).spread <= kEvenMargin || crossed_by_shadow(m)) return true;
+        if (level_of(m.in[0].data(), m.n).spread <= kSearch.even_margin_levels || crossed_by_shadow(m)) return true;
     }
     return false;
 }
@@ -459,9 +517,8 @@ bool even_margin(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
 // groove or a line drawn on a wall has the same surface on both sides.
 double side_step(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad &q, int side) {
     constexpr int kSamples = 16;
-    constexpr int kMinStep = 14;  // grey levels (colour differences count double)
     const cv::Point2f a = q[side], d = q[(side + 1) % 4] - a, n = -outward_normal(q, side);
-    const float reach = std::max(4.f, 0.06f * float(min_side(q)));
+    const float reach = std::max(kSearch.band_reach_px, kSearch.band_reach * float(min_side(q)));
     int steps = 0, total = 0;
     for (int i = 0; i < kSamples; ++i) {
         const cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / kSamples);
@@ -474,7 +531,7 @@ double side_step(const cv::Mat &small, const cv::Mat small_chroma[2], const Quad
             int ci, co;
             if (level_at(small_chroma[c], in, ci) && level_at(small_chroma[c], out, co)) step = std::max(step, 2 * std::abs(ci - co));
         }
-        steps += step >= kMinStep;
+        steps += step >= kSearch.min_step;
     }
     // Along the frame's border there is no outside to compare with: the
     // side is not judged (-1).
@@ -535,7 +592,8 @@ double unlike_surroundings(const cv::Mat &small, const cv::Mat small_chroma[2], 
             outside.add(p + (p - centre) * 0.18f);
         }
     }
-    if (inside.count() < 10 || outside.count() < 10) return 1.0;  // nothing around it to compare: do not judge
+    // Nothing around it to compare: not judged.
+    if (inside.count() < kSearch.min_ring_places || outside.count() < kSearch.min_ring_places) return 1.0;
     return inside.distance(outside);
 }
 
@@ -556,7 +614,8 @@ double unlike_across_side(const cv::Mat &small, const cv::Mat small_chroma[2], c
             outside.add(p - n * (t * depth));
         }
     }
-    if (inside.count() < 20 || outside.count() < 20) return 1.0;  // along the frame's border: not judged
+    // Along the frame's border: not judged.
+    if (inside.count() < kSearch.min_band_places || outside.count() < kSearch.min_band_places) return 1.0;
     return inside.distance(outside);
 }
 
@@ -591,7 +650,8 @@ std::optional<Quad> quad_from_contour(const std::vector<cv::Point> &contour) {
             on_side.push_back(cv::Point2f(p));
         }
         lines[s] = cv::Vec4f(d.x / len, d.y / len, a.x, a.y);
-        if (on_side.size() >= kSearch.side_fit_points) lines[s] = refit_line_huber(on_side.data(), int(on_side.size()), lines[s], weights);
+        if (on_side.size() >= kSearch.side_fit_points)
+            lines[s] = refit_line_huber(on_side.data(), int(on_side.size()), lines[s], weights);
     }
     std::array<cv::Point2f, 4> pts;
     for (int i = 0; i < 4; ++i) {
@@ -655,7 +715,8 @@ std::vector<EdgeLine> merge_collinear(std::vector<EdgeLine> segs, float max_gap)
         bool merged = false;
         for (auto &l : lines) {
             if (std::abs(l.dir.dot(s.dir)) < cos_tol) continue;
-            if (std::abs(l.across(a)) > kSearch.merge_offset_px || std::abs(l.across(b)) > kSearch.merge_offset_px) continue;
+            const float off = kSearch.merge_offset_px;
+            if (std::abs(l.across(a)) > off || std::abs(l.across(b)) > off) continue;
             float ta = l.along(a), tb = l.along(b);
             if (ta > tb) std::swap(ta, tb);
             const float gap = std::max(ta - l.t1, l.t0 - tb);
@@ -682,8 +743,8 @@ std::vector<EdgeLine> joined_across_gaps(const std::vector<EdgeLine> &lines, flo
             const EdgeLine &a = lines[i], &b = lines[j];
             if (std::abs(a.dir.dot(b.dir)) < cos_tol) continue;
             const cv::Point2f ends[4] = {a.at(a.t0), a.at(a.t1), b.at(b.t0), b.at(b.t1)};
-            if (std::abs(a.across(ends[2])) > kSearch.join_offset_px || std::abs(a.across(ends[3])) > kSearch.join_offset_px)
-                continue;
+            const float off = kSearch.join_offset_px;
+            if (std::abs(a.across(ends[2])) > off || std::abs(a.across(ends[3])) > off) continue;
             // The line through the two pieces, each weighing as the points
             // along it: a piece of length L has the moments of two points
             // L / sqrt(12) either side of its middle, each weighing L / 2.
@@ -702,8 +763,8 @@ std::vector<EdgeLine> joined_across_gaps(const std::vector<EdgeLine> &lines, flo
             fit.dir = cv::Point2f(through[0], through[1]);
             fit.normal = cv::Point2f(-fit.dir.y, fit.dir.x);
             fit.origin = cv::Point2f(through[2], through[3]);
-            if (std::any_of(ends, ends + 4, [&](cv::Point2f p) { return std::abs(fit.across(p)) > kSearch.join_fit_px; }))
-                continue;
+            const auto off_fit = [&](cv::Point2f p) { return std::abs(fit.across(p)) > kSearch.join_fit_px; };
+            if (std::any_of(ends, ends + 4, off_fit)) continue;
             float a0 = fit.along(ends[0]), a1 = fit.along(ends[1]), b0 = fit.along(ends[2]), b1 = fit.along(ends[3]);
             if (a0 > a1) std::swap(a0, a1);
             if (b0 > b1) std::swap(b0, b1);
@@ -789,8 +850,8 @@ std::optional<Legs> legs_of(const ThreeSides &u) {
     l.ua = (u.fa - u.ca) / l.la;
     l.uc = (u.fc - u.cc) / l.lc;
     l.reach = std::max(l.la, l.lc);
-    l.card_long = std::min(kSearch.fourth_farthest,
-                           std::max(kSearch.fourth_at_ends, kSearch.fourth_aspect_slack * l.lb * float(kCardAspect) / l.reach));
+    const float card_fits = kSearch.fourth_aspect_slack * l.lb * float(kCardAspect) / l.reach;
+    l.card_long = std::min(kSearch.fourth_farthest, std::max(kSearch.fourth_at_ends, card_fits));
     return l;
 }
 
@@ -1197,7 +1258,7 @@ double rank_with_corners(const SearchImage &im, const Quad &q, double rank) {
 }
 
 // The best-ranked quads found so far, best first: at most `wanted`, each a
-// different quad (its corners more than kSameQuadPx of the small image
+// different quad (its corners more than same_quad_px of the small image
 // from the others'). Of two found twice, the better ranked stays; of two
 // of the same rank, the first found stays first.
 class RankedQuads {
@@ -1215,7 +1276,7 @@ public:
         for (size_t i = 0; i < ranked_.size(); ++i) {
             double apart = 0;
             for (int k = 0; k < 4; ++k) apart = std::max(apart, double(cv::norm(ranked_[i].small[k] - q[k])));
-            if (apart > kSameQuadPx) continue;
+            if (apart > kSearch.same_quad_px) continue;
             if (d.rank <= ranked_[i].detection.rank) return;
             ranked_.erase(ranked_.begin() + long(i));
             break;
@@ -1285,9 +1346,8 @@ StraightEdges straight_edges(const SearchImage &im) {
     cv::findContours(s.edge_map, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
     const float min_segment = float(std::max(kSearch.min_segment_px, im.min_side * kSearch.min_segment_of_side));
     s.lines = merge_collinear(straight_segments(contours, min_segment), float(im.min_side));
-    s.lines.erase(std::remove_if(s.lines.begin(), s.lines.end(),
-                                 [&](const EdgeLine &l) { return l.length() < im.min_side * kSearch.min_line_of_side; }),
-                  s.lines.end());
+    const auto too_short = [&](const EdgeLine &l) { return l.length() < im.min_side * kSearch.min_line_of_side; };
+    s.lines.erase(std::remove_if(s.lines.begin(), s.lines.end(), too_short), s.lines.end());
     keep_longest(s.lines, kSearch.lines_kept);
     s.corners = find_corners(s.lines);
     return s;
