@@ -1,20 +1,22 @@
 // detect.cpp — finding a card-like quad when we do not know where the card is.
 //
-// On a downscaled copy (long side ~640) two kinds of hypotheses are made:
+// On a downscaled copy (long side ~640) two kinds of hypotheses are made,
+// in this order (detect_card reads as the same steps):
 //
-//  1. Closed outlines: Canny edges, contours, each contour's convex hull
-//     simplified to four vertices. Cheap and exact for a card nothing
-//     touches.
-//  2. Straight edges: the same edges cut into straight segments, collinear
+//  1. Straight edges: Canny edges cut into straight segments, collinear
 //     segments merged into lines, pairs of roughly perpendicular lines that
 //     meet near their ends taken as corners, and two corners sharing a line
 //     as three sides of a card ("U"). The fourth side is the line that closes
 //     the U if there is one, else it is inferred from the U's open ends. A
 //     thumb or palm that touches the card merges it with the hand into one
 //     outline that is no quadrilateral, but it leaves three sides straight.
-//     When nothing at all is found, pieces of one line further apart than
-//     lines are merged (a thumb and a palm over one side) are joined, and
-//     the U's of the joined lines are tried.
+//  2. Closed outlines: contours of the strict edges (then of the sensitive
+//     ones, unless a convincing card was found), each contour's convex hull
+//     simplified to four vertices. Cheap and exact for a card nothing
+//     touches.
+//  When nothing at all is found, pieces of one line further apart than
+//  lines are merged (a thumb and a palm over one side) are joined, and the
+//  U's of the joined lines are tried.
 //
 // Every hypothesis then has to pass the card model (convex, ID-1 aspect once
 // perspective is removed, held roughly landscape, not tiny), show a strong
