@@ -61,6 +61,44 @@ private let frameNs: Int64 = 33_333_333  // 30 fps
         #expect(worstAngle < 3, "the card is front-on; worst |yaw| or |pitch| seen: \(worstAngle)")
     }
 
+    /// A card held so near that the frame cuts off its bottom side: only
+    /// the top and the two sides running out of the frame are seen, and the
+    /// hidden corners must be where the card's image puts them, not where a
+    /// guess carried from frame to frame drifted (read as a tilt of 15-20
+    /// degrees of a card held flat). Front-on and turned; the card is first
+    /// seen with 65-80 px of it below the frame, so the search itself
+    /// places the hidden side.
+    @Test(arguments: [(0.0, 0.0), (14.0, 0.0), (0.0, -12.0)])
+    func aCardCutByTheFrameKeepsItsTilt(yaw: Double, pitch: Double) {
+        let scenes = Scenes(seed: 44)
+        var s = scenes.scene()
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.78, scene: s)
+        s.yaw_deg = yaw
+        s.pitch_deg = pitch
+        var worstYaw = 0.0, worstPitch = 0.0, worstHidden = 0.0, cutFrames = 0
+        _ = follow(scenes, s, frames: 60, from: 5, change: { s, k in
+            s.center_y = 359.5 + 110 + 12 * sin(Double(k) * 0.2)
+            s.center_x = 639.5 + 20 * sin(Double(k) * 0.1)
+        }, each: { m, _, frame in
+            let truth = frame.truthCorners
+            guard m.found == 1, truth[5] > 719 || truth[7] > 719 else { return }
+            cutFrames += 1
+            worstYaw = max(worstYaw, abs(Double(m.yaw) - Double(frame.truth.yaw)))
+            worstPitch = max(worstPitch, abs(Double(m.pitch) - Double(frame.truth.pitch)))
+            let corners = floats(m.corners)
+            for i in [2, 3] {  // the bottom corners, beyond the frame
+                let dx = Double(corners[2 * i] - truth[2 * i]), dy = Double(corners[2 * i + 1] - truth[2 * i + 1])
+                worstHidden = max(worstHidden, (dx * dx + dy * dy).squareRoot())
+            }
+        })
+        #expect(cutFrames >= 40, "frames found with the bottom side beyond the frame: \(cutFrames)")
+        #expect(worstYaw < 3 && worstPitch < 3, "worst yaw error \(worstYaw), pitch error \(worstPitch)")
+        // Within 2 % of the card's width (1000 px here): the hidden corners
+        // follow the visible sides' directions, each good to a fraction of a
+        // degree.
+        #expect(worstHidden < 20, "worst hidden corner error \(worstHidden) px")
+    }
+
     /// A lamp's glare that grows over the middle of a card being turned in
     /// front of a wall, to half the card: the card's print washes out, and
     /// the neighbourhood re-check must not hand the card over to a quad of

@@ -216,6 +216,87 @@ bool beyond_frame(const Quad &q, cv::Size size) {
     return false;
 }
 
+namespace {
+
+bool inside_frame(cv::Point2f p, cv::Size size) {
+    return p.x >= 0 && p.y >= 0 && p.x <= size.width - 1 && p.y <= size.height - 1;
+}
+
+// The quad with the hidden side's corners at distances s and t from the
+// visible corners they share a side with.
+struct HiddenSide {
+    int first;  // index of the first hidden corner; first + 1 is the other
+    cv::Point2f from[2], dir[2];
+    Quad at(const Quad &q, double s, double t) const {
+        Quad out = q;
+        out[size_t(first)] = from[0] + dir[0] * float(s);
+        out[size_t((first + 1) % 4)] = from[1] + dir[1] * float(t);
+        return out;
+    }
+};
+
+// Residuals of a quad from a card's image: relative aspect error and the
+// corner angle's cosine, both 0 for a card.
+cv::Vec2d card_residual(const Quad &q, cv::Size size, double f) {
+    const PlaneShape s = plane_shape(q, size, f);
+    return {s.aspect / kCardAspect - 1.0, s.corner_cos};
+}
+
+}  // namespace
+
+std::optional<Quad> place_hidden_side(const Quad &q, cv::Size size, double f) {
+    // Exactly two corners beyond the frame, and neighbours: one side hidden.
+    int first = -1, hidden = 0;
+    for (int k = 0; k < 4; ++k)
+        if (!inside_frame(q[k], size)) {
+            ++hidden;
+            if (inside_frame(q[(k + 3) % 4], size)) first = k;
+        }
+    if (hidden != 2 || first < 0 || inside_frame(q[(first + 1) % 4], size)) return std::nullopt;
+    // Each hidden corner moves along the side joining it to its visible
+    // neighbour; the two distances are set so that the quad is the image of
+    // a card (aspect and right angles), by Newton's method from where they
+    // are now. Two equations, two unknowns: the placement is determined.
+    HiddenSide h;
+    h.first = first;
+    const int a = first, b = (first + 1) % 4, va = (first + 3) % 4, vb = (first + 2) % 4;
+    double st[2];
+    const int corner[2] = {a, b}, visible[2] = {va, vb};
+    for (int i = 0; i < 2; ++i) {
+        const cv::Point2f d = q[size_t(corner[i])] - q[size_t(visible[i])];
+        st[i] = cv::norm(d);
+        if (st[i] < 1) return std::nullopt;
+        h.from[i] = q[size_t(visible[i])];
+        h.dir[i] = d * float(1.0 / st[i]);
+    }
+    for (int iteration = 0; iteration < 8; ++iteration) {
+        const cv::Vec2d r = card_residual(h.at(q, st[0], st[1]), size, f);
+        if (std::abs(r[0]) < 1e-4 && std::abs(r[1]) < 1e-4) break;
+        cv::Matx22d J;
+        for (int j = 0; j < 2; ++j) {
+            const double step = 1e-3 * st[j];
+            double moved[2] = {st[0], st[1]};
+            moved[j] += step;
+            const cv::Vec2d rj = card_residual(h.at(q, moved[0], moved[1]), size, f);
+            J(0, j) = (rj[0] - r[0]) / step;
+            J(1, j) = (rj[1] - r[1]) / step;
+        }
+        if (std::abs(cv::determinant(J)) < 1e-15) return std::nullopt;
+        const cv::Vec2d delta = J.inv() * r;
+        st[0] -= delta[0];
+        st[1] -= delta[1];
+        if (!(st[0] > 1 && st[1] > 1)) return std::nullopt;
+    }
+    const Quad placed = h.at(q, st[0], st[1]);
+    const cv::Vec2d r = card_residual(placed, size, f);
+    if (std::abs(r[0]) > 1e-3 || std::abs(r[1]) > 1e-3) return std::nullopt;
+    // The side was not seen: a placement that would put it in view says the
+    // visible part is not a card's, and changes nothing.
+    if (inside_frame(placed[size_t(a)], size) || inside_frame(placed[size_t(b)], size) || !is_convex(placed))
+        return std::nullopt;
+    return placed;
+}
+
 double area_within(const Quad &q, cv::Size size) {
     std::vector<cv::Point2f> pq(q.begin(), q.end()), common;
     const std::vector<cv::Point2f> frame{{-0.5f, -0.5f}, {size.width - 0.5f, -0.5f},

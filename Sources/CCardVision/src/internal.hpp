@@ -100,6 +100,12 @@ double overlap(const Quad &a, const Quad &b);
 // Whether a corner of q lies outside an image of that size (a card cut by
 // the frame).
 bool beyond_frame(const Quad &q, cv::Size size);
+// A card cut by the frame along one side: its two corners beyond the frame
+// placed where the image of an ID-1 card puts them, along the two sides
+// that run out of the frame (only the part in view was seen; where the
+// hidden corners were is a guess carried from frame to frame). Nothing when
+// the quad is not cut that way or no placement beyond the frame fits.
+std::optional<Quad> place_hidden_side(const Quad &q, cv::Size size, double focal_px);
 // Area of the part of q inside an image of that size (pixel centres at integers).
 double area_within(const Quad &q, cv::Size size);
 // Homography mapping a (w x h) rectified card raster onto the quad.

@@ -65,6 +65,7 @@ private:
     bool shrank_onto_print(const Quad &q, int64_t pts_ns) const;
     // An outline no card projects to with a faint side restored.
     void correct_sides(const FrameView &f, Located &found);
+    void place_hidden(const FrameView &f, Located &found) const;
     // The found quad becomes the card followed (flow, print-carried quad,
     // last quads).
     Motion commit(const FrameView &f, const Located &found, int64_t pts_ns);
