@@ -132,6 +132,7 @@ public struct LivenessReport: Sendable, Hashable, Codable {
                                 opticallyVariableShift: r(e.opticallyVariableShift),
                                 opticallyVariableArea: r(e.opticallyVariableArea),
                                 chroma: r(e.chroma), blackLevel: r(e.blackLevel), finePrint: r(e.finePrint),
-                                materialFrames: e.materialFrames)
+                                materialFrames: e.materialFrames, screenGrid: r(e.screenGrid),
+                                gridFrames: e.gridFrames)
     }
 }
