@@ -21,9 +21,9 @@ evaluation sets) and films it the way it happens:
    and fingers on its edge may be. The lens blurs (0.3-0.9 px) and every
    sensor pixel integrates its area, which leaves some of the pixel grid
    as moire (computed per pixel from the grid's Fourier series, each
-   harmonic attenuated at the camera frequency the local homography maps it
-   to; the phase is the screen coordinate each pixel centre sees, so the
-   aliasing is the sensor's). Then noise, one of the three camera tone
+   harmonic attenuated at the camera frequency the homography maps it to at
+   the view's centre; the phase is the screen coordinate each pixel centre
+   sees, so the aliasing is the sensor's). Then noise, one of the three camera tone
    curves of liveness-renders.py (as-is, lifted blacks, washed out) and
    H.264 at quantizer 18-30 or MPEG-4.
 
@@ -120,28 +120,34 @@ def screen_pose(p, t, W, H, disp_px, video_px):
 
 
 def grid_factors(Hinv, W, H, p):
-    """Per camera pixel and channel (B, G, R), the display's pixel grid as the camera sees it."""
+    """Per camera pixel and channel (B, G, R), the display's pixel grid as the camera sees it. The phase
+    is the display coordinate each pixel centre sees; the attenuation of each harmonic is taken at the
+    frequency the homography maps it to at the view's centre (the screen is nearly flat-on)."""
     xs, ys = np.meshgrid(np.arange(W, dtype=np.float64), np.arange(H, dtype=np.float64))
     den = Hinv[2, 0] * xs + Hinv[2, 1] * ys + Hinv[2, 2]
     u = (Hinv[0, 0] * xs + Hinv[0, 1] * ys + Hinv[0, 2]) / den
     v = (Hinv[1, 0] * xs + Hinv[1, 1] * ys + Hinv[1, 2]) / den
-    ux, uy = np.gradient(u, axis=1), np.gradient(u, axis=0)
-    vx, vy = np.gradient(v, axis=1), np.gradient(v, axis=0)
+    cy, cx = H // 2, W // 2
+    ux, uy = u[cy, cx + 1] - u[cy, cx], u[cy + 1, cx] - u[cy, cx]
+    vx, vy = v[cy, cx + 1] - v[cy, cx], v[cy + 1, cx] - v[cy, cx]
+    u = (u - np.floor(u)).astype(np.float32)
+    v = (v - np.floor(v)).astype(np.float32)
     sigma = p["lens_sigma"]
 
     def mtf(fx, fy):  # lens (Gaussian) times the sensor pixel's area (box)
-        return np.exp(-2 * math.pi ** 2 * sigma ** 2 * (fx * fx + fy * fy)) * np.sinc(fx) * np.sinc(fy)
+        return float(np.exp(-2 * math.pi ** 2 * sigma ** 2 * (fx * fx + fy * fy)) * np.sinc(fx) * np.sinc(fy))
 
     d, dv = p["stripe_duty"], p["row_duty"]
-    row = dv + 2 * math.sin(math.pi * dv) / math.pi * mtf(vx, vy) * np.cos(2 * math.pi * v)
+    row = dv + np.float32(2 * math.sin(math.pi * dv) / math.pi * mtf(vx, vy)) * np.cos(np.float32(2 * math.pi) * v)
     out = []
     for k in (2, 1, 0):  # B, G, R; R is the first stripe of a pixel
         centre = k / 3 + d / 2
         col = np.full_like(u, d)
         for n in (1, 2, 3):
-            col += 2 * math.sin(math.pi * n * d) / (math.pi * n) * mtf(n * ux, n * uy) * \
-                np.cos(2 * math.pi * n * (u - centre))
-        out.append((col * row / (d * dv)).astype(np.float32))
+            a = 2 * math.sin(math.pi * n * d) / (math.pi * n) * mtf(n * ux, n * uy)
+            if abs(a) > 1e-5:
+                col += np.float32(a) * np.cos(np.float32(2 * math.pi * n) * (u - np.float32(centre)))
+        out.append(col * row / np.float32(d * dv))
     return np.stack(out, axis=-1)
 
 

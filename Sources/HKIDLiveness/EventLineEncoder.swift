@@ -67,9 +67,8 @@ public struct EventLineEncoder: Sendable {
         JSONText.number(t.seconds, decimals: 3)
     }
 
-    /// `{"mode","verdict","spoofScore","checks":[{"name","score","threshold","verdict","frames"}]}`, and
-    /// `screenGrid` when it was measured (reported, not judged: docs/liveness.md); the rest of the raw
-    /// evidence stays in `delta`.
+    /// `{"mode","verdict","spoofScore","checks":[{"name","score","threshold","verdict","frames"}]}`;
+    /// the raw evidence stays in `delta`.
     private func liveness(_ report: LivenessReport) -> String {
         let checks = report.checks.map { check in
             JSONText.object([
@@ -80,14 +79,12 @@ public struct EventLineEncoder: Sendable {
                 ("frames", String(check.frames)),
             ])
         }
-        var members = [
+        return JSONText.object([
             ("mode", JSONText.string(report.mode.rawValue)),
             ("verdict", JSONText.string(report.verdict.rawValue)),
             ("spoofScore", JSONText.number(report.spoofScore, decimals: 3)),
             ("checks", "[" + checks.joined(separator: ",") + "]"),
-        ]
-        if let grid = report.evidence?.screenGrid { members.append(("screenGrid", JSONText.number(grid, decimals: 3))) }
-        return JSONText.object(members)
+        ])
     }
 
     private func card(_ m: CardMeasurement) -> String {

@@ -26,8 +26,7 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
     /// Fine-print contrast on front-on frames.
     public var finePrint: Double?
     /// A screen's pixel grid: the strongest isolated peak of the spectrum of the card's middle over the
-    /// spectrum around it (a ratio of powers), median over `gridFrames`. Reported, not judged
-    /// (docs/liveness.md, "The screen's pixel grid").
+    /// spectrum around it (a ratio of powers), median over `gridFrames`.
     public var screenGrid: Double?
     /// Tracked frames the screen grid was measured on (one in three, the card's middle large enough and in view).
     public var gridFrames: Int
@@ -106,6 +105,9 @@ public struct LivenessThresholds: Sendable, Hashable, Codable {
     public var blackLevel: Double = 0.14
     /// A card with less colour saturation than this is a grey copy.
     public var chroma: Double = 6
+    /// A card whose middle shows a spectral peak this many times above the spectrum around it (median over
+    /// the measured frames) is a screen re-filmed: its pixel grid left as moire.
+    public var screenGrid: Double = 20
     /// Tracked frames before the checks that need no rotation (black level,
     /// colour) may end a session early, counted over the frames that show
     /// the card's material (`LivenessEvidence.materialFrames`): one second
