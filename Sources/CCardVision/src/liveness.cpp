@@ -1,7 +1,8 @@
 // liveness.cpp — what the tracked frames say about the card's material.
 //
-// Three things a copy or a re-filmed screen cannot fake, measured on the
-// card rectified to a small raster on every tracked frame (about 0.1 ms):
+// What a copy or a re-filmed screen cannot fake, measured on the card
+// rectified to a small raster on every tracked frame (about 0.1 ms), and on
+// the camera's own pixels for the screen's grid:
 //
 // * Optically variable print. A genuine card carries ink or a hologram
 //   whose hue changes with the viewing angle; a print of it is frozen. The
@@ -20,6 +21,9 @@
 //   from the darkest level in view, not from zero: a camera that lifts
 //   every black (a veiling glare over the lens, a washed-out webcam) lifts
 //   the card's and the room's alike, where a screen lifts only its own.
+// * A screen's pixel grid, left by the camera as moire: isolated peaks in
+//   the spectrum of the card's middle (screen_grid.cpp), on one tracked
+//   frame in three.
 //
 // Levels are converted to a full-range scale with the stream's range, and
 // colour is rescaled as if the card's white were 200, so a dim room and a
