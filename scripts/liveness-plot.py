@@ -5,7 +5,7 @@
 
 RESULTS.json are written by `scripts/liveness-auc.py --json` (one object per
 video: name, attack, liveness). One panel per check (opticallyVariable,
-blackLevel, chroma): every session's score as a dot, genuine sessions on one
+blackLevel, chroma, screenGrid): every session's score as a dot, genuine sessions on one
 row and attacks on the other (attacks split by kind: colour copy, grey copy,
 screen, other, read from the video's name), and the shipped threshold as a
 line, so docs/liveness.md can show what each threshold separates. A check
@@ -24,7 +24,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 CHECKS = [("opticallyVariable", "colour shift between poses (levels)", True),
           ("blackLevel", "black above the darkest in view (share of white)", False),
-          ("chroma", "99th-percentile saturation (levels)", True)]
+          ("chroma", "99th-percentile saturation (levels)", True),
+          ("screenGrid", "strongest isolated spectral peak of the card's middle (power ratio)", False)]
 
 
 def kind(row):
@@ -32,7 +33,7 @@ def kind(row):
     if not row["attack"]:
         return "genuine"
     for key, label in (("colour", "colour copy"), ("grey", "grey copy"), ("black-and-white", "grey copy"),
-                       ("screen", "screen")):
+                       ("screen replay", "screen replay"), ("screen", "screen")):
         if key in name:
             return label
     return row.get("kind") or "attack"
@@ -47,9 +48,9 @@ def main():
     rows = []
     for path in a.results:
         rows += [r for r in json.load(open(path)) if r.get("liveness") and r["liveness"].get("checks")]
-    kinds = ["genuine", "colour copy", "grey copy", "screen", "attack"]
+    kinds = ["genuine", "colour copy", "grey copy", "screen", "screen replay", "attack"]
     colours = {"genuine": "tab:green", "colour copy": "tab:orange", "grey copy": "tab:grey",
-               "screen": "tab:blue", "attack": "tab:red"}
+               "screen": "tab:blue", "screen replay": "tab:purple", "attack": "tab:red"}
     fig, axes = plt.subplots(len(CHECKS), 1, figsize=(9, 2.6 * len(CHECKS)))
     for ax, (check, label, higher_is_genuine) in zip(axes, CHECKS):
         threshold = None
@@ -71,7 +72,7 @@ def main():
         if threshold is not None:
             ax.axvline(threshold, color="black", linestyle="--", linewidth=1)
             ax.text(threshold, -0.9, f" threshold {threshold:g}", fontsize=8, va="bottom")
-        if check == "opticallyVariable":
+        if check in ("opticallyVariable", "screenGrid"):
             ax.set_xscale("symlog", linthresh=1)
         ax.set_yticks(range(len(kinds)))
         ax.set_yticklabels(kinds, fontsize=8)

@@ -25,11 +25,16 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
     public var blackLevel: Double?
     /// Fine-print contrast on front-on frames.
     public var finePrint: Double?
+    /// A screen's pixel grid: the strongest isolated peak of the spectrum of the card's middle over the
+    /// spectrum around it (a ratio of powers), median over `gridFrames`.
+    public var screenGrid: Double?
+    /// Tracked frames the screen grid was measured on (one in three, the card's middle large enough and in view).
+    public var gridFrames: Int
 
     public init(frames: Int = 0, frontFrames: Int = 0, turnedFrames: Int = 0,
                 opticallyVariableShift: Double? = nil, opticallyVariableArea: Double? = nil,
                 chroma: Double? = nil, blackLevel: Double? = nil, finePrint: Double? = nil,
-                materialFrames: Int? = nil) {
+                materialFrames: Int? = nil, screenGrid: Double? = nil, gridFrames: Int = 0) {
         self.frames = frames
         self.materialFrames = materialFrames ?? frames
         self.frontFrames = frontFrames
@@ -39,14 +44,16 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
         self.chroma = chroma
         self.blackLevel = blackLevel
         self.finePrint = finePrint
+        self.screenGrid = screenGrid
+        self.gridFrames = gridFrames
     }
 
     private enum CodingKeys: String, CodingKey {
         case frames, materialFrames, frontFrames, turnedFrames, opticallyVariableShift, opticallyVariableArea
-        case chroma, blackLevel, finePrint
+        case chroma, blackLevel, finePrint, screenGrid, gridFrames
     }
 
-    /// Evidence recorded before `materialFrames` existed reads it as `frames`.
+    /// Evidence recorded before `materialFrames` existed reads it as `frames`; before `screenGrid`, as unmeasured.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         self.init(frames: try c.decode(Int.self, forKey: .frames),
@@ -57,7 +64,9 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
                   chroma: try c.decodeIfPresent(Double.self, forKey: .chroma),
                   blackLevel: try c.decodeIfPresent(Double.self, forKey: .blackLevel),
                   finePrint: try c.decodeIfPresent(Double.self, forKey: .finePrint),
-                  materialFrames: try c.decodeIfPresent(Int.self, forKey: .materialFrames))
+                  materialFrames: try c.decodeIfPresent(Int.self, forKey: .materialFrames),
+                  screenGrid: try c.decodeIfPresent(Double.self, forKey: .screenGrid),
+                  gridFrames: try c.decodeIfPresent(Int.self, forKey: .gridFrames) ?? 0)
     }
 
     init(_ l: hkcv_liveness) {
@@ -71,7 +80,8 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
                   chroma: measured(l.chroma),
                   blackLevel: measured(l.black_level),
                   finePrint: measured(l.fine_print),
-                  materialFrames: Int(l.material_frames))
+                  materialFrames: Int(l.material_frames),
+                  screenGrid: measured(l.screen_grid), gridFrames: Int(l.grid_frames))
     }
 }
 
@@ -95,6 +105,9 @@ public struct LivenessThresholds: Sendable, Hashable, Codable {
     public var blackLevel: Double = 0.14
     /// A card with less colour saturation than this is a grey copy.
     public var chroma: Double = 6
+    /// A card whose middle shows a spectral peak this many times above the spectrum around it (median over
+    /// the measured frames) is a screen re-filmed: its pixel grid left as moire.
+    public var screenGrid: Double = 20
     /// Tracked frames before the checks that need no rotation (black level,
     /// colour) may end a session early, counted over the frames that show
     /// the card's material (`LivenessEvidence.materialFrames`): one second

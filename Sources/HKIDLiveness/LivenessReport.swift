@@ -4,11 +4,12 @@ public struct LivenessCheck: Sendable, Hashable, Codable {
         case pass, fail
         /// Interim: not measured yet, or not judged before the flow completes.
         case pending
-        /// Final: never measured on video, which fails.
+        /// Final: never measured on video, which fails (`screenGrid` excepted: a card too small to show
+        /// a screen's grid is no evidence of a screen).
         case unmeasured
     }
 
-    /// `opticallyVariable`, `blackLevel`, `chroma`, and `challenge` when a
+    /// `opticallyVariable`, `blackLevel`, `chroma`, `screenGrid`, and `challenge` when a
     /// random challenge was answered the other way.
     public var name: String
     /// The measured score; `nil` when it could not be measured.
@@ -77,7 +78,7 @@ public struct LivenessReport: Sendable, Hashable, Codable {
         var judged: [Double] = [], measured: [Double] = []
         var pending = false
         func check(_ name: String, _ score: Double?, _ threshold: Double, higherIsGenuine: Bool, frames: Int,
-                   judgedNow: Bool) {
+                   judgedNow: Bool, failsUnmeasured: Bool = true) {
             let ratio = score.map { higherIsGenuine ? threshold / max($0, 1e-6) : $0 / max(threshold, 1e-6) }
             if let ratio { measured.append(ratio) }
             let verdict: LivenessCheck.Verdict
@@ -85,8 +86,10 @@ public struct LivenessReport: Sendable, Hashable, Codable {
                 judged.append(ratio)
                 verdict = ratio > 1 ? .fail : .pass
             } else if final {
-                judged.append(2)  // what cannot be measured on video fails closed
-                measured.append(2)
+                if failsUnmeasured {
+                    judged.append(2)  // what cannot be measured on video fails closed
+                    measured.append(2)
+                }
                 verdict = .unmeasured
             } else {
                 pending = true
@@ -115,6 +118,11 @@ public struct LivenessReport: Sendable, Hashable, Codable {
                   frames: pixels.materialFrames, judgedNow: enoughFrames)
             check("chroma", pixels.chroma, thresholds.chroma, higherIsGenuine: true, frames: pixels.materialFrames,
                   judgedNow: enoughFrames)
+            // The screen's grid is read on one tracked frame in three, cut by the frame or not; a card too
+            // small for it (far, or a small frame) is no evidence of a screen, so unmeasured it does not fail.
+            check("screenGrid", pixels.screenGrid, thresholds.screenGrid, higherIsGenuine: false,
+                  frames: pixels.gridFrames,
+                  judgedNow: final || pixels.gridFrames * 3 >= thresholds.minimumFrames, failsUnmeasured: false)
         }
         if let wrongTurn {
             check("challenge", wrongTurn.degrees, wrongTurn.threshold, higherIsGenuine: false,
@@ -132,6 +140,7 @@ public struct LivenessReport: Sendable, Hashable, Codable {
                                 opticallyVariableShift: r(e.opticallyVariableShift),
                                 opticallyVariableArea: r(e.opticallyVariableArea),
                                 chroma: r(e.chroma), blackLevel: r(e.blackLevel), finePrint: r(e.finePrint),
-                                materialFrames: e.materialFrames)
+                                materialFrames: e.materialFrames, screenGrid: r(e.screenGrid),
+                                gridFrames: e.gridFrames)
     }
 }

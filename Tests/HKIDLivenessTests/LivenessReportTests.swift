@@ -9,10 +9,11 @@ struct LivenessReportTests {
     static let thresholds = LivenessThresholds()
 
     static func evidence(frames: Int = 60, shift: Double? = 20, chroma: Double? = 30,
-                         black: Double? = 0.02) -> LivenessEvidence {
+                         black: Double? = 0.02, grid: Double? = nil, gridFrames: Int? = nil) -> LivenessEvidence {
         LivenessEvidence(frames: frames, frontFrames: frames / 2, turnedFrames: frames / 4,
                          opticallyVariableShift: shift, opticallyVariableArea: shift.map { _ in 0.02 },
-                         chroma: chroma, blackLevel: black, finePrint: 0.07)
+                         chroma: chroma, blackLevel: black, finePrint: 0.07, screenGrid: grid,
+                         gridFrames: gridFrames ?? (grid == nil ? 0 : frames / 3))
     }
 
     static func verdict(_ e: LivenessEvidence?, final: Bool = true, mode: LivenessMode = .enforce) -> LivenessReport {
@@ -26,7 +27,7 @@ struct LivenessReportTests {
     @Test func eachCheckFailsOnTheAttackItTargets() {
         let card = Self.verdict(Self.evidence())
         #expect(card.verdict == .genuine && !card.endsSession)
-        #expect(card.checks.map(\.verdict) == [.pass, .pass, .pass])
+        #expect(card.checks.map(\.verdict) == [.pass, .pass, .pass, .unmeasured])
 
         let copy = Self.verdict(Self.evidence(shift: 1.2))  // frozen hologram
         #expect(copy.verdict == .spoof && copy.endsSession)
@@ -42,6 +43,26 @@ struct LivenessReportTests {
         // Report mode keeps the verdict and never ends the session.
         let reported = Self.verdict(Self.evidence(shift: 1.2), mode: .report)
         #expect(reported.verdict == .spoof && !reported.endsSession)
+    }
+
+    @Test func screenGridFailsAScreenButNeverFailsUnmeasured() {
+        // A screen filling the view: its black is the darkest in view and the
+        // recording's hologram moves; only its pixel grid is left.
+        let screen = Self.verdict(Self.evidence(shift: 12, black: 0, grid: 80))
+        #expect(screen.verdict == .spoof && screen.endsSession)
+        #expect(Self.check(screen, "screenGrid") == .fail && Self.check(screen, "blackLevel") == .pass)
+        let card = Self.verdict(Self.evidence(grid: 9))
+        #expect(card.verdict == .genuine && Self.check(card, "screenGrid") == .pass)
+        // A card too small to show a grid (far, or a small frame) is no
+        // evidence of a screen: the final verdict does not fail it.
+        let small = Self.verdict(Self.evidence(grid: nil))
+        #expect(small.verdict == .genuine && Self.check(small, "screenGrid") == .unmeasured)
+        // Early, it is judged once a second of tracked frames was measured
+        // (one in three): 9 measured frames wait, 10 decide.
+        let waiting = Self.verdict(Self.evidence(shift: nil, black: 0, grid: 80, gridFrames: 9), final: false)
+        #expect(waiting.verdict == .pending && Self.check(waiting, "screenGrid") == .pending)
+        let judged = Self.verdict(Self.evidence(shift: nil, black: 0, grid: 80, gridFrames: 10), final: false)
+        #expect(judged.verdict == .spoof && Self.check(judged, "screenGrid") == .fail)
     }
 
     @Test func finalVerdictFailsWhatWasNeverMeasured() {

@@ -1,7 +1,8 @@
 // liveness.cpp — what the tracked frames say about the card's material.
 //
-// Three things a copy or a re-filmed screen cannot fake, measured on the
-// card rectified to a small raster on every tracked frame (about 0.1 ms):
+// What a copy or a re-filmed screen cannot fake, measured on the card
+// rectified to a small raster on every tracked frame (about 0.1 ms), and on
+// the camera's own pixels for the screen's grid:
 //
 // * Optically variable print. A genuine card carries ink or a hologram
 //   whose hue changes with the viewing angle; a print of it is frozen. The
@@ -20,6 +21,9 @@
 //   from the darkest level in view, not from zero: a camera that lifts
 //   every black (a veiling glare over the lens, a washed-out webcam) lifts
 //   the card's and the room's alike, where a screen lifts only its own.
+// * A screen's pixel grid, left by the camera as moire: isolated peaks in
+//   the spectrum of the card's middle (screen_grid.cpp), on one tracked
+//   frame in three.
 //
 // Levels are converted to a full-range scale with the stream's range, and
 // colour is rescaled as if the card's white were 200, so a dim room and a
@@ -40,6 +44,7 @@ constexpr double kFrontDeg = 6, kTurnedDeg = 15;
 constexpr int kMinBinFrames = 2;
 constexpr float kMovingCell = 6;  // levels: a cell "moves" beyond this
 constexpr double kMaterialMargin = 0.02;  // of the frame's width (height): the card's corners stay inside it
+constexpr int kGridEvery = 3;  // tracked frames: the screen grid is measured on one in three (about 0.3 ms each)
 
 int pose_bin(double yaw, double pitch) {
     const double a = std::max(std::abs(yaw), std::abs(pitch));
@@ -132,6 +137,7 @@ void LivenessEvidence::reset() {
     chroma_.clear();
     black_.clear();
     fine_print_.clear();
+    grid_.clear();
 }
 
 void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch,
@@ -193,6 +199,12 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
         std::nth_element(saturation_values_.begin(), saturation_values_.begin() + long(k), saturation_values_.end());
         chroma_.push_back(saturation_values_[k] * gain);
     }
+    // The screen's grid on one tracked frame in three, whether or not it
+    // shows the material: a screen's outline followed as a near card (cut
+    // by the frame) still has the screen in its middle, and a blurred or
+    // far card only loses peaks (a far one is too small to be measured).
+    if (frames_ % kGridEvery == 1)
+        if (const float peak = screen_grid_peak(luma, q); peak >= 0) grid_.push_back(peak);
 
     const int bin = pose_bin(yaw, pitch);
     if (bin == HKCV_POSE_FRONT && p98 > p2) {
@@ -219,6 +231,8 @@ hkcv_liveness LivenessEvidence::summary() const {
     out.chroma = median(chroma_);
     out.black_level = median(black_);
     out.fine_print = median(fine_print_);
+    out.screen_grid = median(grid_);
+    out.grid_frames = int(grid_.size());
     out.ovi_shift = -1;
     out.ovi_area = -1;
 

@@ -9,6 +9,12 @@
 
 namespace cardvision {
 
+// The strongest isolated peak of the spectrum of the card's middle (the
+// camera's own pixels, at most 128 x 128), over the smooth spectrum around
+// it: a screen's pixel grid left as moire (screen_grid.cpp). -1 when the
+// card is too small (under about 107 pixels high) or its middle leaves the frame.
+float screen_grid_peak(const cv::Mat &luma, const Quad &q);
+
 class LivenessEvidence {
 public:
     // The frames that show the material: hkcv_config's material_* limits.
@@ -31,7 +37,7 @@ private:
     std::array<std::vector<cv::Vec2f>, kBins> cell_sums_;
     std::array<int, kBins> bin_frames_{};
     int frames_ = 0, material_frames_ = 0;
-    std::vector<float> chroma_, black_, fine_print_;
+    std::vector<float> chroma_, black_, fine_print_, grid_;
     cv::Mat y_, lap_, saturation_;  // scratch
     std::vector<float> saturation_values_;
 };
