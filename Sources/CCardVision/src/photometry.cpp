@@ -130,18 +130,22 @@ static int count_at_least(const uint8_t *row, int b, int e, int threshold) {
     return n;
 }
 
-Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma, PhotometryScratch &s) {
-    s.prepare();
-    Photometry p;
-    if (luma.cols < 2 || luma.rows < 2) return p;
+namespace {
 
-    // Sharpness, and a first look for glare, on bands of three rows.
+// Sharpness (the Laplacian's variance over bands of three rows of the
+// rectified card, through a knee), and which rows of the glare grid to
+// rectify: those around a band that saw a saturated pixel.
+struct SharpnessLook {
+    float sharpness = 0;
+    bool glare_seen = false;
+    std::array<bool, kGlareH> glare_rows{};
+};
+
+SharpnessLook look_at_sharpness(const cv::Mat &luma, const Quad &q, int glare_luma, PhotometryScratch &s) {
+    SharpnessLook look;
     const cv::Matx33f H(raster_to_quad(q, kRasterW, kRasterH));
     int64_t sum = 0, sum_sq = 0;
     int count = 0;
-    bool glare_seen = false;
-    // Glare-grid rows to rectify: around the bands that saw a saturated pixel.
-    std::array<bool, kGlareH> glare_rows{};
     for (int y = kSharpRowStep / 2; y + 1 < kRasterH; y += kSharpRowStep) {
         const auto [b, e] = s.sharp_spans[y];
         if (e <= b) continue;
@@ -165,28 +169,33 @@ Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma
             band_saturated = count_at_least(s.rows.ptr<uint8_t>(r + 1), rb, re, glare_luma) > 0;
         }
         if (band_saturated) {
-            glare_seen = true;
+            look.glare_seen = true;
             // Sharpness row y is glare row y * kGlareH / kRasterH; the
             // neighbouring bands are kSharpRowStep sharpness rows away.
             const int centre = y * kGlareH / kRasterH, reach = kSharpRowStep * kGlareH / kRasterH + 1;
-            for (int g = std::max(0, centre - reach); g <= std::min(kGlareH - 1, centre + reach); ++g) glare_rows[g] = true;
+            for (int g = std::max(0, centre - reach); g <= std::min(kGlareH - 1, centre + reach); ++g)
+                look.glare_rows[g] = true;
         }
     }
     if (count > 0) {
         const double mean = double(sum) / count;
         const double v = std::max(0.0, double(sum_sq) / count - mean * mean);
-        p.sharpness = float(v / (v + kSharpnessKnee));
+        look.sharpness = float(v / (v + kSharpnessKnee));
     }
-    if (!glare_seen) return p;
+    return look;
+}
 
-    // Glare: around those bands, at half the resolution.
+// Glare on the rows asked for, at half the resolution: the share of the
+// card's face at or above glare_luma, and the share its largest blob covers.
+void measure_glare(const cv::Mat &luma, const Quad &q, int glare_luma, const std::array<bool, kGlareH> &rows,
+                   PhotometryScratch &s, Photometry &p) {
     const cv::Matx33f G(raster_to_quad(q, kGlareW, kGlareH));
     int n = 0, x0 = kGlareW, y0 = kGlareH, x1 = -1, y1 = -1;
     for (int y = 0; y < kGlareH; ++y) {
         uint8_t *row = s.glare_raster.ptr<uint8_t>(y);
         uint8_t *sat = s.saturated.ptr<uint8_t>(y);
         std::fill(sat, sat + kGlareW, uint8_t(0));
-        if (!glare_rows[y]) continue;
+        if (!rows[y]) continue;
         warp_row(luma, G, y, kGlareW, row);
         const auto [b, e] = s.glare_spans[y];
         int row_n = 0;
@@ -213,6 +222,19 @@ Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma
         for (int i = 1; i < regions; ++i) largest = std::max(largest, s.stats.at<int>(i, cv::CC_STAT_AREA));
         p.glare_blob = float(double(largest) / s.glare_area);
     }
+}
+
+}  // namespace
+
+Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma, PhotometryScratch &s) {
+    s.prepare();
+    Photometry p;
+    if (luma.cols < 2 || luma.rows < 2) return p;
+    // Sharpness, and a first look for glare, on bands of three rows; then
+    // the glare itself only where a band saw a saturated pixel.
+    const SharpnessLook look = look_at_sharpness(luma, q, glare_luma, s);
+    p.sharpness = look.sharpness;
+    if (look.glare_seen) measure_glare(luma, q, glare_luma, look.glare_rows, s, p);
     return p;
 }
 
