@@ -136,9 +136,11 @@ public struct QueueStatistics: Sendable {
     /// `duration` is the store's SQL for a check's seconds from claim to
     /// result. A scrape then reads one row however many checks are done.
     static func durationQuery(duration: String, buckets: [Double]) -> String {
-        let perBucket = buckets.map { "coalesce(sum(CASE WHEN d <= \($0) THEN 1 ELSE 0 END), 0)" }
+        // No buckets (a caller that wants only the counts) is no trailing comma.
+        let columns = ["count(*)", "coalesce(sum(d), 0)"]
+            + buckets.map { "coalesce(sum(CASE WHEN d <= \($0) THEN 1 ELSE 0 END), 0)" }
         return """
-            SELECT count(*), coalesce(sum(d), 0), \(perBucket.joined(separator: ", "))
+            SELECT \(columns.joined(separator: ", "))
             FROM (SELECT \(duration) AS d FROM hub_checks WHERE state = 'done' AND started_at IS NOT NULL) AS done
             """
     }
