@@ -104,6 +104,16 @@ bench: bench-build
 	$(BENCH) startup --binary $(BIN)
 	$(BENCH) memory --binary $(BIN)
 
+# The check service (docs/scale.md): checks a minute with 1 and 2 workers,
+# the per-check overhead against a plain replay, claims a second, against a
+# throwaway PostgreSQL (scripts/bench-hub.sh). Release builds: the benchmark
+# refuses debug ones. BENCH_HUB_ARGS e.g. "--checks 20 samples/genuine-2003.mp4".
+BENCH_HUB_ARGS ?=
+.PHONY: bench-hub
+bench-hub: bench-build
+	$(SWIFT) build -c $(CONFIG) --product hkid-worker
+	CONFIG=$(CONFIG) scripts/bench-hub.sh $(BENCH_HUB_ARGS)
+
 # The sample library replayed in a loop in one process for SOAK_MINUTES
 # (default 10); RSS after the first pass against the end (bar: < 2 MB growth).
 SOAK_MINUTES ?= 10

@@ -137,8 +137,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "HubTests", dependencies: [
-            "HKIDHub", "HKIDSignature",
+            "HKIDHub", "HKIDSignature", "HKIDLiveness",
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            .product(name: "Yams", package: "Yams"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),

@@ -10,6 +10,9 @@ public struct Check: Sendable, Codable, Equatable {
     public var cardType: String
     /// "fixed" or "random".
     public var challenge: String
+    /// For a random challenge: the direction the holder was asked to turn
+    /// first (right, left, up, down), which the replay asks for.
+    public var firstRotation: String?
     public var state: CheckState
     /// Claims so far; a check fails for good after `maxAttempts`.
     public var attempts: Int
@@ -30,7 +33,7 @@ public struct Check: Sendable, Codable, Equatable {
     public var result: String?
 
     public init(id: String, client: String, idempotencyKey: String, cardType: String, challenge: String,
-                state: CheckState, attempts: Int, maxAttempts: Int, reason: String?, videoBytes: Int64,
+                firstRotation: String? = nil, state: CheckState, attempts: Int, maxAttempts: Int, reason: String?, videoBytes: Int64,
                 videoSha256: String, createdAt: Int64, finishedAt: Int64?, resultCode: Int?, verdict: String?,
                 spoofScore: Double?, result: String?) {
         self.id = id
@@ -38,6 +41,7 @@ public struct Check: Sendable, Codable, Equatable {
         self.idempotencyKey = idempotencyKey
         self.cardType = cardType
         self.challenge = challenge
+        self.firstRotation = firstRotation
         self.state = state
         self.attempts = attempts
         self.maxAttempts = maxAttempts
@@ -59,14 +63,18 @@ public struct CheckRequest: Sendable, Equatable {
     public var idempotencyKey: String
     public var cardType: String
     public var challenge: String
+    /// The first rotation a random challenge asked for (`firstRotation`).
+    public var firstRotation: String?
     /// Where to POST the signed outcome when the check ends (`Webhook-URL`).
     public var webhookURL: String?
 
-    public init(client: String, idempotencyKey: String, cardType: String, challenge: String, webhookURL: String? = nil) {
+    public init(client: String, idempotencyKey: String, cardType: String, challenge: String, firstRotation: String? = nil,
+                webhookURL: String? = nil) {
         self.client = client
         self.idempotencyKey = idempotencyKey
         self.cardType = cardType
         self.challenge = challenge
+        self.firstRotation = firstRotation
         self.webhookURL = webhookURL
     }
 }
@@ -77,6 +85,7 @@ public struct ClaimedCheck: Sendable, Equatable {
     public var id: String
     public var cardType: String
     public var challenge: String
+    public var firstRotation: String?
     public var attempt: Int
     public var maxAttempts: Int
     public var worker: String
@@ -127,9 +136,11 @@ public struct QueueStatistics: Sendable {
     /// `duration` is the store's SQL for a check's seconds from claim to
     /// result. A scrape then reads one row however many checks are done.
     static func durationQuery(duration: String, buckets: [Double]) -> String {
-        let perBucket = buckets.map { "coalesce(sum(CASE WHEN d <= \($0) THEN 1 ELSE 0 END), 0)" }
+        // No buckets (a caller that wants only the counts) is no trailing comma.
+        let columns = ["count(*)", "coalesce(sum(d), 0)"]
+            + buckets.map { "coalesce(sum(CASE WHEN d <= \($0) THEN 1 ELSE 0 END), 0)" }
         return """
-            SELECT count(*), coalesce(sum(d), 0), \(perBucket.joined(separator: ", "))
+            SELECT \(columns.joined(separator: ", "))
             FROM (SELECT \(duration) AS d FROM hub_checks WHERE state = 'done' AND started_at IS NOT NULL) AS done
             """
     }

@@ -25,6 +25,7 @@ public struct CheckRunner: Sendable {
         var configuration = LivenessConfiguration()
         configuration.cardType = claim.cardType == "2003" ? .hkid2003 : .hkid2018
         configuration.challenge = Challenge(rawValue: claim.challenge) ?? .fixed
+        configuration.firstRotation = claim.firstRotation.flatMap(RotationDirection.init(rawValue:))
         let session = LivenessSession(configuration: configuration)
         defer { session.close() }
         let encoder = EventLineEncoder()

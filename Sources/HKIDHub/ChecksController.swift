@@ -1,4 +1,5 @@
 import Foundation
+import HKIDLiveness
 import Hummingbird
 
 /// `/v1/checks`: upload a session video, read a check, its events and its
@@ -33,12 +34,14 @@ struct ChecksController {
         guard challenge == "fixed" || challenge == "random" else {
             throw HubError(.badRequest, "challenge must be fixed or random, not \(challenge)")
         }
+        let firstRotation = try Self.firstRotation(request.uri.queryParameters.get("firstRotation"), card: card, challenge: challenge)
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limits.maxVideoBytes {
             throw HubError(.tooLarge, "the video is \(length) bytes, over the limit of \(limits.maxVideoBytes)")
         }
         let webhook = try Self.webhookURL(request, client: client)
         let (check, created) = try await store.create(
-            CheckRequest(client: client.name, idempotencyKey: key, cardType: card, challenge: challenge, webhookURL: webhook),
+            CheckRequest(client: client.name, idempotencyKey: key, cardType: card, challenge: challenge,
+                         firstRotation: firstRotation, webhookURL: webhook),
             body: request.body, limit: limits.maxVideoBytes, maxAttempts: limits.maxAttempts)
         var response = HubResponse.json(CheckJSON.object(check), status: created ? .accepted : .ok)
         response.headers[Self.location] = "/v1/checks/\(check.id)"
@@ -53,6 +56,26 @@ struct ChecksController {
         }
         if let webhook = try await store.webhook(id: check.id) { object["webhook"] = webhook.json }
         return HubResponse.json(object)
+    }
+
+    /// The `firstRotation` query parameter: required with a random challenge
+    /// (the direction the holder was asked to turn first; a video recorded
+    /// before a fresh draw could not follow it), refused with the fixed one,
+    /// and on the card type's axis.
+    static func firstRotation(_ text: String?, card: String, challenge: String) throws -> String? {
+        let allowed = (card == "2003" ? CardType.hkid2003 : .hkid2018).rotationDirections.map(\.rawValue)
+        let choices = allowed.joined(separator: " or ")
+        guard challenge == "random" else {
+            guard let text else { return nil }
+            throw HubError(.badRequest, "firstRotation \(text.prefix(20)) is only for challenge=random: the fixed challenge asks for \(allowed[0]) first")
+        }
+        guard let text else {
+            throw HubError(.badRequest, "challenge=random needs firstRotation, the direction the holder was asked to turn first (\(choices) for card \(card))")
+        }
+        guard allowed.contains(text) else {
+            throw HubError(.badRequest, "firstRotation must be \(choices) for card \(card), not \(text.prefix(20))")
+        }
+        return text
     }
 
     /// The optional `Webhook-URL` header: an absolute http(s) URL, for a
@@ -104,10 +127,22 @@ struct ChecksController {
             guard let value = Int64(text), value >= 0 else { throw HubError(.badRequest, "cursor \(text) is not one this hub gave") }
             cursor = value
         }
-        let page = try await store.list(client: client.seesAll ? nil : client.name, after: cursor, limit: limit)
+        let page = try await store.list(client: try Self.listedClient(request, client: client), after: cursor, limit: limit)
         var object: [String: Any] = ["checks": page.checks.map(CheckJSON.object)]
         if let next = page.next { object["next"] = String(next) }
         return HubResponse.json(object)
+    }
+
+    /// Whose checks a list shows: the caller's own, or, for a token with
+    /// `all`, every client's or the one `client=NAME` names. Another
+    /// client's name from a token without `all` is 403.
+    static func listedClient(_ request: Request, client: ClientTokens.Client) throws -> String? {
+        guard let name = request.uri.queryParameters.get("client") else { return client.seesAll ? nil : client.name }
+        guard !name.isEmpty, name.count <= 200 else { throw HubError(.badRequest, "client must be a client's name (1 to 200 characters)") }
+        guard client.seesAll || name == client.name else {
+            throw HubError(.forbidden, "client \(client.name) sees only its own checks; client=\(name.prefix(100)) needs a token with all")
+        }
+        return name
     }
 
     private func find(_ context: HubRequestContext) async throws -> Check {
@@ -130,6 +165,7 @@ enum CheckJSON {
             "maxAttempts": check.maxAttempts, "videoBytes": check.videoBytes, "videoSha256": check.videoSha256,
             "createdAt": check.createdAt,
         ]
+        if let first = check.firstRotation { object["firstRotation"] = first }
         if let reason = check.reason { object["reason"] = reason }
         if let finished = check.finishedAt { object["finishedAt"] = finished }
         if let code = check.resultCode { object["resultCode"] = code }

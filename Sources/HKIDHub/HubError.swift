@@ -7,6 +7,8 @@ public struct HubError: Error, CustomStringConvertible, Sendable {
         /// The request itself is wrong (400).
         case badRequest
         case notFound
+        /// The client's token does not reach what it asked for (403).
+        case forbidden
         /// The upload is larger than the configured limit (413).
         case tooLarge
         /// The database cannot be reached; the client should retry later (503).

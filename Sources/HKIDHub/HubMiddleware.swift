@@ -35,6 +35,7 @@ struct HubErrorMiddleware: RouterMiddleware {
             let status: HTTPResponse.Status = switch error.kind {
             case .badRequest: .badRequest
             case .notFound: .notFound
+            case .forbidden: .forbidden
             case .tooLarge: .contentTooLarge
             case .unavailable: .serviceUnavailable
             case .configuration, .storage: .internalServerError

@@ -107,7 +107,7 @@ public final class PostgresJobStore: JobStore {
     }
 
     static let checkColumns = """
-        id, seq, client, idempotency_key, card_type, challenge, state, attempts, max_attempts, reason,
+        id, seq, client, idempotency_key, card_type, challenge, first_rotation, state, attempts, max_attempts, reason,
         video_bytes, video_sha256, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms,
         (extract(epoch FROM finished_at) * 1000)::bigint AS finished_ms, result_code, verdict, spoof_score, result
         """
@@ -117,7 +117,7 @@ public final class PostgresJobStore: JobStore {
         let check = Check(
             id: try r["id"].decode(String.self), client: try r["client"].decode(String.self),
             idempotencyKey: try r["idempotency_key"].decode(String.self), cardType: try r["card_type"].decode(String.self),
-            challenge: try r["challenge"].decode(String.self),
+            challenge: try r["challenge"].decode(String.self), firstRotation: try r["first_rotation"].decode(String?.self),
             state: CheckState(rawValue: try r["state"].decode(String.self)) ?? .failed,
             attempts: Int(try r["attempts"].decode(Int32.self)), maxAttempts: Int(try r["max_attempts"].decode(Int32.self)),
             reason: try r["reason"].decode(String?.self), videoBytes: try r["video_bytes"].decode(Int64.self),
@@ -150,9 +150,9 @@ public final class PostgresJobStore: JobStore {
         // is held, the upload runs as long as the client sends.
         let created: Bool = try await transaction { connection in
             let inserted = try await connection.query("""
-                INSERT INTO hub_checks (id, client, idempotency_key, card_type, challenge, max_attempts, webhook_url)
-                VALUES (\(id), \(request.client), \(request.idempotencyKey), \(request.cardType), \(request.challenge), \(Int32(maxAttempts)),
-                        \(request.webhookURL))
+                INSERT INTO hub_checks (id, client, idempotency_key, card_type, challenge, first_rotation, max_attempts, webhook_url)
+                VALUES (\(id), \(request.client), \(request.idempotencyKey), \(request.cardType), \(request.challenge),
+                        \(request.firstRotation), \(Int32(maxAttempts)), \(request.webhookURL))
                 ON CONFLICT (client, idempotency_key) DO NOTHING RETURNING id
                 """, logger: logger)
             var any = false
@@ -279,11 +279,12 @@ public final class PostgresJobStore: JobStore {
                         ORDER BY seq
                         FOR UPDATE SKIP LOCKED
                         LIMIT 1)
-                    RETURNING id, card_type, challenge, attempts, max_attempts, video_sha256
+                    RETURNING id, card_type, challenge, first_rotation, attempts, max_attempts, video_sha256
                     """, logger: self.logger)
                 var claimed: ClaimedCheck?
-                for try await (id, card, challenge, attempt, maximum, sha) in rows.decode((String, String, String, Int32, Int32, String).self) {
-                    claimed = ClaimedCheck(id: id, cardType: card, challenge: challenge, attempt: Int(attempt),
+                for try await (id, card, challenge, first, attempt, maximum, sha)
+                    in rows.decode((String, String, String, String?, Int32, Int32, String).self) {
+                    claimed = ClaimedCheck(id: id, cardType: card, challenge: challenge, firstRotation: first, attempt: Int(attempt),
                                            maxAttempts: Int(maximum), worker: worker, videoSha256: sha)
                 }
                 if let claimed {

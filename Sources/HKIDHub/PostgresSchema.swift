@@ -73,6 +73,8 @@ enum PostgresSchema {
         // delivery row per ended check, written by a trigger in the same
         // transaction that ends it (whichever path ends it).
         "ALTER TABLE hub_checks ADD COLUMN IF NOT EXISTS webhook_url text",
+        // The first rotation a random challenge asked for (null: fixed).
+        "ALTER TABLE hub_checks ADD COLUMN IF NOT EXISTS first_rotation text",
         """
         CREATE TABLE IF NOT EXISTS hub_webhooks (
             check_id text PRIMARY KEY REFERENCES hub_checks (id) ON DELETE CASCADE,

@@ -49,18 +49,21 @@ public final class SQLiteJobStore: JobStore {
                     check_id TEXT NOT NULL, attempt INTEGER NOT NULL, worker TEXT NOT NULL, started_at INTEGER NOT NULL,
                     ended_at INTEGER, outcome TEXT, PRIMARY KEY (check_id, attempt));
                 """)
+            if try !db.columns(in: "hub_checks").contains(where: { $0.name == "first_rotation" }) {
+                try db.execute(sql: "ALTER TABLE hub_checks ADD COLUMN first_rotation TEXT")
+            }
             try Self.migrateWebhooks(db)
         }
     }
 
     static let checkColumns = """
-        id, seq, client, idempotency_key, card_type, challenge, state, attempts, max_attempts, reason, video_bytes,
+        id, seq, client, idempotency_key, card_type, challenge, first_rotation, state, attempts, max_attempts, reason, video_bytes,
         video_sha256, created_at, finished_at, result_code, verdict, spoof_score, result
         """
 
     static func decodeCheck(_ row: Row) -> (Check, Int64) {
         (Check(id: row["id"], client: row["client"], idempotencyKey: row["idempotency_key"], cardType: row["card_type"],
-               challenge: row["challenge"], state: CheckState(rawValue: row["state"]) ?? .failed, attempts: row["attempts"],
+               challenge: row["challenge"], firstRotation: row["first_rotation"], state: CheckState(rawValue: row["state"]) ?? .failed, attempts: row["attempts"],
                maxAttempts: row["max_attempts"], reason: row["reason"], videoBytes: row["video_bytes"],
                videoSha256: row["video_sha256"], createdAt: row["created_at"], finishedAt: row["finished_at"],
                resultCode: row["result_code"], verdict: row["verdict"], spoofScore: row["spoof_score"], result: row["result"]),
@@ -107,10 +110,10 @@ public final class SQLiteJobStore: JobStore {
             let now = Self.now()
             let seq = (try Int64.fetchOne(db, sql: "SELECT coalesce(max(seq), 0) + 1 FROM hub_checks")) ?? 1
             try db.execute(sql: """
-                INSERT INTO hub_checks (id, seq, client, idempotency_key, card_type, challenge, max_attempts, run_after,
-                    video_bytes, video_sha256, created_at, webhook_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO hub_checks (id, seq, client, idempotency_key, card_type, challenge, first_rotation, max_attempts,
+                    run_after, video_bytes, video_sha256, created_at, webhook_url) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [id, seq, request.client, request.idempotencyKey, request.cardType, request.challenge,
-                                 maxAttempts, now, size, digest, now, request.webhookURL])
+                                 request.firstRotation, maxAttempts, now, size, digest, now, request.webhookURL])
             guard let reader = FileHandle(forReadingAtPath: spool) else { throw HubError(.storage, "\(spool): vanished") }
             defer { try? reader.close() }
             var chunk = 0
@@ -199,9 +202,10 @@ public final class SQLiteJobStore: JobStore {
             let id: String = chosen["id"]
             guard let row = try Row.fetchOne(db, sql: """
                 UPDATE hub_checks SET state = 'running', attempts = attempts + 1, worker = ?, started_at = ?, lease_until = ?
-                WHERE id = ? RETURNING id, card_type, challenge, attempts, max_attempts, video_sha256
+                WHERE id = ? RETURNING id, card_type, challenge, first_rotation, attempts, max_attempts, video_sha256
                 """, arguments: [worker, now, now + Int64(lease.seconds * 1000), id]) else { return nil }
             let claim = ClaimedCheck(id: row["id"], cardType: row["card_type"], challenge: row["challenge"],
+                                     firstRotation: row["first_rotation"],
                                      attempt: row["attempts"], maxAttempts: row["max_attempts"], worker: worker,
                                      videoSha256: row["video_sha256"])
             try db.execute(sql: "INSERT INTO hub_runs (check_id, attempt, worker, started_at) VALUES (?, ?, ?, ?)",

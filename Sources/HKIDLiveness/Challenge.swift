@@ -95,3 +95,15 @@ public struct RotationChallenge: Sendable, Hashable, Codable {
         }
     }
 }
+
+extension CardType {
+    /// The directions a rotation on this card type's axis can take, the
+    /// SDK's first: right and left for 2018, up and down for 2003. A random
+    /// challenge's first rotation is one of them.
+    public var rotationDirections: [RotationDirection] {
+        switch self {
+        case .hkid2018: [.right, .left]
+        case .hkid2003: [.up, .down]
+        }
+    }
+}

@@ -80,6 +80,14 @@ public struct LivenessConfiguration: Sendable, Hashable {
     /// replay of a logged session). `nil`, the default, draws from the
     /// system's random source: use that for real counters.
     public var challengeSeed: UInt64? = nil
+    /// With `.random`: ask for this first rotation at every `startDetect`
+    /// instead of drawing it. For replaying a recorded random-challenge
+    /// session with the direction it was asked for (its manifest's
+    /// `liveness.firstRotation`): a fresh draw could not have been followed
+    /// by a video recorded before it. Must be one of
+    /// `cardType.rotationDirections` (any other falls back to the SDK's
+    /// flow); ignored with `.fixed`. `nil`, the default, draws.
+    public var firstRotation: RotationDirection? = nil
 
     // MARK: Delivery
 

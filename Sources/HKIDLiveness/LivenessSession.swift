@@ -245,9 +245,13 @@ struct SessionState {
         return { tracker?.liveness() }
     }
 
-    /// This attempt's rotations, under the configuration's challenge.
+    /// This attempt's rotations, under the configuration's challenge: a
+    /// random one's given first rotation, else a draw.
     mutating func drawChallenge() -> RotationChallenge {
         let (challenge, cardType) = (configuration.challenge, configuration.cardType)
+        if challenge == .random, let first = configuration.firstRotation {
+            return RotationChallenge(kind: .random, first: first, second: first.opposite)
+        }
         if var seeded = challengeDraws {
             defer { challengeDraws = seeded }
             return RotationChallenge.draw(challenge, cardType: cardType, using: &seeded)

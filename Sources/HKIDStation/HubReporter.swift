@@ -146,9 +146,15 @@ actor HubReporter {
             logger.error("the session's manifest names no card type; not sent this round", metadata: ["session": "\(id)"])
             return true
         }
-        let challenge = (manifest["liveness"] as? [String: Any])?["challenge"] as? String ?? "fixed"
+        let liveness = manifest["liveness"] as? [String: Any]
+        let challenge = liveness?["challenge"] as? String ?? "fixed"
         var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false)!
         components.queryItems = [URLQueryItem(name: "card", value: card), URLQueryItem(name: "challenge", value: challenge)]
+        // A random challenge is re-checked with the direction the holder was
+        // asked for, not a fresh draw the recording could not have followed.
+        if challenge == "random", let first = liveness?["firstRotation"] as? String {
+            components.queryItems?.append(URLQueryItem(name: "firstRotation", value: first))
+        }
         var request = URLRequest(url: components.url!)
         request.httpMethod = "POST"
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")

@@ -81,6 +81,14 @@ enum Bench {
         var seconds: Double
         /// Peak resident set of the child, kB (wait4's ru_maxrss).
         var maxRSSKB: Int
+        /// The child's CPU seconds, user + system (wait4's rusage).
+        var cpuSeconds: Double = 0
+    }
+
+    /// User + system seconds of a wait4 rusage.
+    static func cpuSeconds(_ usage: rusage) -> Double {
+        Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6
+            + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
     }
 
     /// Runs `arguments` (argv[0] looked up in PATH) with stdout and stderr
@@ -106,7 +114,7 @@ enum Bench {
         let elapsed = seconds(ContinuousClock.now - started)
         // WIFEXITED/WEXITSTATUS are macros Swift cannot import.
         let exitStatus: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-        return ChildRun(status: exitStatus, seconds: elapsed, maxRSSKB: Int(usage.ru_maxrss))
+        return ChildRun(status: exitStatus, seconds: elapsed, maxRSSKB: Int(usage.ru_maxrss), cpuSeconds: cpuSeconds(usage))
     }
 
     /// A line of /proc/self/status in kB ("VmRSS", "VmHWM").

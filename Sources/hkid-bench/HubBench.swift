@@ -2,13 +2,15 @@
 //
 //   - checks a minute with 1 and 2 hkid-worker processes, N uploads of FILE
 //     queued first (time from the workers' start to the last result);
-//   - the queue, storage and bundle per check: one worker's seconds a check
-//     against `hkid-liveness replay FILE --json` (both whole processes'
-//     work: the replay's start-up is in its figure, a worker's in the first
-//     check only), interleaved;
+//   - the queue, storage and bundle per check, against `hkid-liveness replay
+//     FILE --json`, interleaved: a check's claim-to-result time against the
+//     replay's own (its end line), and CPU seconds a check (the workers' and,
+//     with --postgres-pid, the database server's) against a replay process's;
 //   - claims a second one PostgreSQL sustains: empty jobs claimed and
 //     completed (two transactions each) by many concurrent claimers.
 //
+// Release builds only (`make bench-hub` builds them and starts a throwaway
+// PostgreSQL): a debug build's figures are not the product's.
 // Needs a database of its own: every run empties the hub's tables in it.
 import ArgumentParser
 import Foundation
@@ -34,13 +36,25 @@ struct HubBench: ParsableCommand {
     @Option(help: "Plain replays, interleaved with the runs.") var rounds: Int = 5
     @Option(help: "Empty jobs for the claim rate.") var emptyJobs: Int = 2000
     @Option(help: "Concurrent claimers for the claim rate.") var claimers: Int = 16
+    @Option(help: "The PostgreSQL server's PID (postmaster), to count its and its backends' CPU seconds a check.")
+    var postgresPid: Int32?
 
     func run() throws {
         Bench.quietLogging
+        #if DEBUG
+        throw BenchError("hkid-bench is a debug build; its claims a second would not be the product's: use `make bench-hub`")
+        #endif
         print(Bench.machineLine)
-        for path in [worker, binary] where !FileManager.default.isExecutableFile(atPath: path) {
-            throw BenchError("\(path) is not built; run `swift build -c release --product hkid-worker --product hkid-liveness`")
+        for path in [worker, binary] {
+            guard FileManager.default.isExecutableFile(atPath: path) else {
+                throw BenchError("\(path) is not built; run `make bench-hub` (release builds)")
+            }
+            let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+            guard !resolved.contains("/debug/") else {
+                throw BenchError("\(path) is a debug build; its figures would not be the product's: use the release build (`make bench-hub`)")
+            }
         }
+        print("builds: \(worker), \(binary)")
         let result = Mutex<Result<Void, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         let bench = self
@@ -62,24 +76,26 @@ struct HubBench: ParsableCommand {
         let key = try signingKey()
         let video = try Data(contentsOf: URL(fileURLWithPath: file))
 
-        var replays: [Double] = [], replaysInside: [Double] = []
+        var replays: [Double] = [], replaysInside: [Double] = [], replaysCPU: [Double] = []
         let events = NSTemporaryDirectory() + "hkid-bench-hub-\(getpid()).jsonl"
         defer { try? FileManager.default.removeItem(atPath: events) }
         func replay() throws {
             let run = try Bench.runChild(["/bin/sh", "-c", "exec \"$0\" replay \"$1\" --json > \"$2\"", binary, file, events])
             guard run.status == 0 else { throw BenchError("\(file): hkid-liveness replay exit \(run.status)") }
             replays.append(run.seconds)
+            replaysCPU.append(run.cpuSeconds)
             // The end line's own seconds: the replay without process start-up.
             let last = try String(contentsOfFile: events, encoding: .utf8).split(separator: "\n").last ?? ""
             if let match = last.firstMatch(of: /"seconds":([0-9.]+)/), let value = Double(match.1) { replaysInside.append(value) }
         }
         var claimToResult: [Double] = []
         print("\nchecks of \(file), \(checks) queued per run; plain replays interleaved")
-        var perCheck: [Int: Double] = [:]
+        var perCheck: [Int: Double] = [:], cpuPerCheck: [Int: Double] = [:]
         for workers in [1, 2] {
             try replay()
             try await empty(store)
             for index in 0..<checks { _ = try await queue(store, key: "w\(workers)-\(index)", video: video) }
+            let databaseBefore = postgresPid.map(Self.processTreeCPU)
             let started = ContinuousClock.now
             let processes = try (0..<workers).map { index in
                 try spawn([worker, "--database", database, "--signing-key", key, "--name", "bench-\(index)", "--poll", "0.2",
@@ -95,17 +111,31 @@ struct HubBench: ParsableCommand {
                 for try await value in rows.decode(Double.self) { claimToResult.append(value) }
             }
             for pid in processes { kill(pid, SIGTERM) }
-            for pid in processes { var status: Int32 = 0; waitpid(pid, &status, 0) }
+            var workerCPU = 0.0
+            for pid in processes {
+                var status: Int32 = 0
+                var usage = rusage()
+                while wait4(pid, &status, 0, &usage) < 0 && errno == EINTR {}
+                workerCPU += Bench.cpuSeconds(usage)
+            }
+            var databaseCPU: Double?
+            if let pid = postgresPid, let before = databaseBefore { databaseCPU = Self.processTreeCPU(pid) - before }
             let failed = try await store.statistics(buckets: []).counts[.failed, default: 0]
             perCheck[workers] = wall / Double(checks)
-            print("\(workers) worker\(workers == 1 ? " " : "s"): \(checks) checks in \(Bench.fmt(wall, 2)) s, \(Bench.fmt(Double(checks) / wall * 60, 1)) checks/min, \(Bench.fmt(wall / Double(checks))) s a check\(failed > 0 ? ", \(failed) failed" : "")")
+            cpuPerCheck[workers] = (workerCPU + (databaseCPU ?? 0)) / Double(checks)
+            let cpu = "CPU a check: workers \(Bench.fmt(workerCPU / Double(checks)))"
+                + (databaseCPU.map { " + database \(Bench.fmt($0 / Double(checks)))" } ?? "") + " s"
+            print("\(workers) worker\(workers == 1 ? " " : "s"): \(checks) checks in \(Bench.fmt(wall, 2)) s, \(Bench.fmt(Double(checks) / wall * 60, 1)) checks/min, \(Bench.fmt(wall / Double(checks))) s a check; \(cpu)\(failed > 0 ? ", \(failed) failed" : "")")
         }
         for _ in 2..<max(rounds, 2) { try replay() }
-        let plain = Bench.median(replays)
+        let plain = Bench.median(replays), plainCPU = Bench.median(replaysCPU)
         let hub = perCheck[1]!
         let inside = Bench.median(replaysInside), perClaim = Bench.median(claimToResult)
-        print("plain replay process: median \(Bench.fmt(plain)) s of \(replays.count); one worker, wall a check: \(Bench.fmt(hub)) s (\(Bench.fmt((hub / plain - 1) * 100, 1)) %)")
+        print("plain replay process: median \(Bench.fmt(plain)) s wall, \(Bench.fmt(plainCPU)) s CPU, of \(replays.count); one worker, wall a check: \(Bench.fmt(hub)) s (\(Bench.fmt((hub / plain - 1) * 100, 1)) %)")
         print("replay alone (its end line): median \(Bench.fmt(inside)) s; a check from claim to result (video fetched, replayed, signed, written): median \(Bench.fmt(perClaim)) s: overhead \(Bench.fmt((perClaim / inside - 1) * 100, 1)) %")
+        for workers in [1, 2] {
+            print("CPU a check with \(workers) worker\(workers == 1 ? "" : "s")\(postgresPid == nil ? "" : " and the database"): \(Bench.fmt(cpuPerCheck[workers]!)) s against a replay process's \(Bench.fmt(plainCPU)) s: \(Bench.fmt((cpuPerCheck[workers]! / plainCPU - 1) * 100, 1)) %")
+        }
         print("2 workers against 1: \(Bench.fmt(perCheck[1]! / perCheck[2]!, 2))x the checks a minute")
 
         try await empty(store)
@@ -129,6 +159,27 @@ struct HubBench: ParsableCommand {
         let wall = Bench.seconds(ContinuousClock.now - started)
         print("\nempty jobs: \(claimed) claimed and completed by \(claimers) claimers in \(Bench.fmt(wall, 2)) s: \(Bench.fmt(Double(claimed) / wall, 0)) jobs/s")
         try await empty(store)
+    }
+
+    /// CPU seconds (user + system) of a process and its children, living
+    /// and reaped: for the postmaster, every backend's, past and present.
+    static func processTreeCPU(_ pid: Int32) -> Double {
+        let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+        /// utime, stime, cutime, cstime, and the parent's PID, of /proc/PID/stat.
+        func stat(_ process: String) -> (cpu: Double, parent: Int32)? {
+            guard let text = try? String(contentsOfFile: "/proc/\(process)/stat", encoding: .utf8),
+                  let close = text.lastIndex(of: ")") else { return nil }
+            // Fields after the command: state (3), ppid (4), …, utime (14) to cstime (17).
+            let fields = text[text.index(after: close)...].split(separator: " ")
+            guard fields.count > 15, let parent = Int32(fields[1]) else { return nil }
+            let cpu = fields[11...14].compactMap { Double($0) }.reduce(0, +) / ticks
+            return (cpu, parent)
+        }
+        var total = stat("\(pid)")?.cpu ?? 0
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] where Int32(name) != nil {
+            if let child = stat(name), child.parent == pid { total += child.cpu }
+        }
+        return total
     }
 
     private func queue(_ store: PostgresJobStore, key: String, video: Data) async throws -> Check {

@@ -35,7 +35,19 @@ struct SessionOptions: ParsableArguments {
     @Option(help: "Seed for --challenge random, so that the draws repeat (default: the system's random source).")
     var challengeSeed: UInt64?
 
+    @Option(help: "With --challenge random: ask for this first rotation instead of drawing it (right or left for --card 2018, up or down for 2003), to replay a recorded session with the direction it was asked for (its bundle manifest's liveness.firstRotation).")
+    var firstRotation: RotationArgument?
+
     func validate() throws {
+        if let firstRotation {
+            let allowed = card.cardType.rotationDirections
+            guard challenge == .random else {
+                throw ValidationError("--first-rotation needs --challenge random: the fixed challenge always asks for \(allowed[0].rawValue) first")
+            }
+            guard allowed.contains(firstRotation.direction) else {
+                throw ValidationError("--first-rotation must be \(allowed.map(\.rawValue).joined(separator: " or ")) for --card \(card.rawValue), not \(firstRotation.rawValue)")
+            }
+        }
         guard overtime.isFinite, overtime > 0 else {
             throw ValidationError("--overtime must be a positive number of seconds, not \(overtime)")
         }
@@ -54,6 +66,7 @@ struct SessionOptions: ParsableArguments {
         configuration.liveness = liveness.mode
         configuration.challenge = challenge.challenge
         configuration.challengeSeed = challengeSeed
+        configuration.firstRotation = firstRotation?.direction
         return configuration
     }
 }
@@ -72,6 +85,11 @@ enum LivenessModeArgument: String, ExpressibleByArgument, CaseIterable {
 enum ChallengeArgument: String, ExpressibleByArgument, CaseIterable {
     case fixed, random
     var challenge: Challenge { self == .fixed ? .fixed : .random }
+}
+
+enum RotationArgument: String, ExpressibleByArgument, CaseIterable {
+    case right, left, up, down
+    var direction: RotationDirection { RotationDirection(rawValue: rawValue)! }
 }
 
 enum LanguageArgument: String, ExpressibleByArgument, CaseIterable {

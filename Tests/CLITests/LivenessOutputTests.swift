@@ -99,6 +99,30 @@ struct LivenessOutputTests {
         #expect(outcomes["Slowly rotate the card to the left"] == ["BEGIN", "ORTH", "RESET", "result 1"])
     }
 
+    @Test("--first-rotation replays a random challenge with the direction it asked for, whatever the seed would draw")
+    func firstRotationReplacesTheDraw() throws {
+        // A seed whose draw asks for left first: the sample, which turns
+        // right first, does not complete under it.
+        func replay(_ extra: [String]) throws -> CLI.Run {
+            let run = try CLI.run(["replay", CLI.sample("genuine-2018.mp4"), "--json", "--lang", "en", "--challenge", "random"] + extra)
+            #expect(run.status == 0, "stderr: \(run.stderr)")
+            return run
+        }
+        func orth(_ run: CLI.Run) -> String? {
+            run.jsonLines.first { $0["status"] as? String == "ORTH" }?["hint"] as? String
+        }
+        var drawingLeft: Int?
+        for seed in 1...12 where drawingLeft == nil {
+            if orth(try replay(["--challenge-seed", "\(seed)"])) == "Slowly rotate the card to the left" { drawingLeft = seed }
+        }
+        let seed = try #require(drawingLeft)
+        let given = try replay(["--challenge-seed", "\(seed)", "--first-rotation", "right"])
+        #expect(orth(given) == "Slowly rotate the card to the right")
+        let finals = given.jsonLines.filter { $0["type"] as? String == "result" }.compactMap { $0["retCode"] as? Int }
+        #expect(Self.statuses(given.jsonLines) + finals.map { "result \($0)" }
+                == ["BEGIN", "ORTH", "RESET", "LEFTDOWN", "COMPLETE", "result 1", "result 0"])
+    }
+
     @Test("bad --liveness and --challenge values are refused with exit 64", arguments: [
         (["--liveness", "maybe"],
          "hkid-liveness: The value 'maybe' is invalid for '--liveness <liveness>'. Please provide one of 'enforce' and 'report'."),
@@ -106,6 +130,14 @@ struct LivenessOutputTests {
          "hkid-liveness: The value 'sometimes' is invalid for '--challenge <challenge>'. Please provide one of 'fixed' and 'random'."),
         (["--challenge-seed", "abc"],
          "hkid-liveness: The value 'abc' is invalid for '--challenge-seed <challenge-seed>'"),
+        (["--challenge", "random", "--first-rotation", "sideways"],
+         "hkid-liveness: The value 'sideways' is invalid for '--first-rotation <first-rotation>'. Please provide one of 'right', 'left', 'up' or 'down'."),
+        (["--challenge", "random", "--first-rotation", "up"],
+         "hkid-liveness: --first-rotation must be right or left for --card 2018, not up"),
+        (["--card", "2003", "--challenge", "random", "--first-rotation", "left"],
+         "hkid-liveness: --first-rotation must be up or down for --card 2003, not left"),
+        (["--first-rotation", "left"],
+         "hkid-liveness: --first-rotation needs --challenge random: the fixed challenge always asks for right first"),
     ])
     func badValues(arguments: [String], message: String) throws {
         for command in ["replay", "run"] {

@@ -69,6 +69,37 @@ struct ChallengeTests {
         #expect(success.delta.contains(#""challenge":{"first":"\#(first.rawValue)","kind":"random","second":"\#(first.opposite.rawValue)"}"#))
     }
 
+    /// `firstRotation` replaces the draw (a replay of a recorded random
+    /// challenge asks what the holder was asked): with a seed whose draw is
+    /// the other direction, the session still asks for the given one at
+    /// every startDetect, and the recording made for it completes.
+    @Test(arguments: [
+        (CardType.hkid2018, RotationDirection.right, ["BEGIN:place", "ORTH:right", "RESET:right_done", "LEFTDOWN:left", "COMPLETE:complete"]),
+        (CardType.hkid2018, RotationDirection.left, ["BEGIN:place", "ORTH:left", "RESET:place", "LEFTDOWN:right", "COMPLETE:complete"]),
+        (CardType.hkid2003, RotationDirection.down, ["BEGIN:place", "ORTH:down", "RESET:place", "LEFTDOWN:up", "COMPLETE:complete"]),
+    ])
+    func aGivenFirstRotationReplacesTheDraw(card: CardType, first: RotationDirection, hints: [String]) throws {
+        let seed = try Self.seed(drawing: first.opposite, card: card)
+        var configuration = Self.random(card, seed: seed)
+        configuration.firstRotation = first
+        let session = makeSession(configuration)
+        let events = session.startDetect() + session.play(Self.recording(card, firstSign: first.sign))
+        #expect(summaries(events) == ["BEGIN@0.0", "result1@0.3", "ORTH@0.3", "RESET@0.9", "LEFTDOWN@1.5", "COMPLETE@2.2", "result0@2.2"])
+        #expect(Self.commands(events) == hints)
+        #expect(session.evidence.challenge == RotationChallenge(kind: .random, first: first, second: first.opposite))
+        for _ in 0..<8 {
+            session.startDetect()
+            #expect(session.evidence.challenge?.first == first)
+        }
+        // The fixed challenge ignores it: the SDK's direction.
+        var fixed = LivenessConfiguration.english(card)
+        fixed.firstRotation = first
+        let sdk = makeSession(fixed)
+        sdk.startDetect()
+        #expect(sdk.evidence.challenge == RotationChallenge.fixed(card))
+        #expect(card.rotationDirections == [RotationChallenge.fixed(card).first, RotationChallenge.fixed(card).second])
+    }
+
     /// A recording made for the other draw turns the wrong way first. Under
     /// `enforce` that ends the session with 5 on the second frame past the
     /// threshold (a `challenge` check in `delta.liveness`): otherwise a

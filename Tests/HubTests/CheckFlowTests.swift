@@ -111,6 +111,27 @@ struct CheckFlowTests {
         let third = try other.upload(sample, key: "dup")
         #expect(third.status == 202)
         #expect(third.json["id"] as? String != first.json["id"] as? String)
+
+        // The list: a client its own checks; a token with `all` every
+        // client's, or one client's with client=NAME.
+        func listed(_ token: String, _ query: String = "") throws -> [String] {
+            var caller = client
+            caller.token = token
+            let reply = try caller.request("GET", "/v1/checks\(query)")
+            try #require(reply.status == 200, "\(query): \(reply.text)")
+            return (reply.json["checks"] as? [[String: Any]] ?? []).map { "\($0["client"] ?? "")" }
+        }
+        #expect(try listed(HubFixture.token) == ["bank"])
+        #expect(try listed(HubFixture.token, "?client=bank") == ["bank"])
+        #expect(try listed(HubFixture.auditorToken) == ["bank", "other"])
+        #expect(try listed(HubFixture.auditorToken, "?client=other") == ["other"])
+        #expect(try listed(HubFixture.auditorToken, "?client=nobody&limit=5") == [])
+        let forbidden = try client.request("GET", "/v1/checks?client=other")
+        #expect(forbidden.status == 403)
+        #expect(forbidden.json["error"] as? String == "client bank sees only its own checks; client=other needs a token with all")
+        var auditor = client
+        auditor.token = HubFixture.auditorToken
+        #expect(try auditor.request("GET", "/v1/checks?client=").status == 400)
     }
 
     @Test func anUploadOverTheLimitIs413AndLeavesNothing() throws {

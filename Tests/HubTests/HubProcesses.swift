@@ -89,6 +89,8 @@ final class HubFixture: @unchecked Sendable {
     let publicKey: Curve25519.Signing.PublicKey
     static let token = "test-token-0123456789abcdef"
     static let otherToken = "other-token-0123456789abcdef"
+    /// A client whose token line ends in `all`: it sees every client's checks.
+    static let auditorToken = "auditor-token-0123456789abcdef"
 
     init() throws {
         directory = NSTemporaryDirectory() + "hkid-hub-test-\(UUID().uuidString.prefix(8))"
@@ -100,7 +102,8 @@ final class HubFixture: @unchecked Sendable {
         tokenPath = directory + "/tokens"
         try KeyFile.pem(privateKey: key).write(toFile: privateKeyPath, atomically: true, encoding: .utf8)
         try KeyFile.pem(publicKey: key.publicKey).write(toFile: publicKeyPath, atomically: true, encoding: .utf8)
-        try "bank \(Self.token)\nother \(Self.otherToken)\n".write(toFile: tokenPath, atomically: true, encoding: .utf8)
+        try "bank \(Self.token)\nother \(Self.otherToken)\nauditor \(Self.auditorToken) all\n"
+            .write(toFile: tokenPath, atomically: true, encoding: .utf8)
     }
 
     deinit {

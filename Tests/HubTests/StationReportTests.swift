@@ -32,11 +32,12 @@ struct StationReportTests {
     }
 
     /// The station on a free port, its camera a looping file without a card
-    /// (a session runs until cancelled), reporting to the hub's port.
+    /// (a session runs until cancelled), reporting to the hub's port, with
+    /// a random challenge (a drawn first rotation the hub must be told).
     func startStation() throws -> (ChildProcess, HubClient) {
         let station = try ChildProcess([
             ChildProcess.binary("hkid-station"), "--port", "0", "--data-directory", stationData,
-            "--source", "file", "--file", ChildProcess.sample("no-card.mp4"), "--restart-file-on-session",
+            "--source", "file", "--file", ChildProcess.sample("no-card.mp4"), "--restart-file-on-session", "--challenge", "random",
             "--hub-url", "http://127.0.0.1:\(hubPort)", "--hub-token-file", stationTokenPath,
         ])
         let port = try station.waitFor(#"address=http://[0-9.]+:(\d+)"#)
@@ -106,6 +107,13 @@ struct StationReportTests {
         for id in ids {
             let check = checks.first { $0["idempotencyKey"] as? String == id }
             #expect(acknowledgement(of: id)?["check"] as? String == check?["id"] as? String, "\(id)")
+            // The check asks for the first rotation the station drew and signed.
+            let manifest = try #require(FileManager.default.contents(atPath: "\(stationData)/sessions/\(id)/manifest.json")
+                .flatMap { try JSONSerialization.jsonObject(with: $0) as? [String: Any] })
+            let liveness = manifest["liveness"] as? [String: Any]
+            let first = try #require(liveness?["firstRotation"] as? String, "\(manifest)")
+            #expect(liveness?["challenge"] as? String == "random")
+            #expect(check?["challenge"] as? String == "random" && check?["firstRotation"] as? String == first, "\(String(describing: check))")
         }
 
         // Restarted with the hub up: nothing is sent again.

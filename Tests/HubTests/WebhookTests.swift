@@ -119,6 +119,7 @@ struct WebhookTests {
         let malformed = try client.request("POST", "/v1/checks", headers: ["Idempotency-Key": "w0", "Webhook-URL": "ftp://x"],
                                            uploadFile: video)
         #expect(malformed.status == 400, "\(malformed.text)")
+        #expect(malformed.json["error"] as? String == "Webhook-URL must be an absolute http or https URL, not ftp://x")
 
         let created = try client.request("POST", "/v1/checks", headers: ["Idempotency-Key": "w1", "Webhook-URL": hook],
                                          uploadFile: video)
