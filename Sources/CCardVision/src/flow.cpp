@@ -42,7 +42,8 @@ struct FlowParams {
     // The crop around the card: its box plus a margin each side of
     // crop_margin of the box's longer side and crop_margin_px (room for the
     // card's motion to the next frame and for the coarsest level's window),
-    // in size steps of crop_step_grids grid cells (32 px), so that the
+    // in size steps of crop_step_grids grid cells (a cell is 4 px, so that
+    // every level starts on a whole pixel; a step 32 px), so that the
     // pyramid's size, which must be the same for both frames, changes
     // seldom. A crop is kept while it holds the card and is at most
     // oversize_num / oversize_den of what it needs (plus a step).
@@ -70,7 +71,8 @@ struct FlowParams {
     int firm_tenths = 8;
 
     // ---- Picking new points (cv::goodFeaturesToTrack) ----
-    // Corners of the print picked when fewer than half of these are left.
+    // Corners of the print wanted; new ones are picked when fewer than half
+    // of these are left on the card.
     int wanted_points = 48;
     // Picked within the card shrunk to this fraction about its centre: away
     // from its edges, where the background and the fingers are.
