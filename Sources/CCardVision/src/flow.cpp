@@ -26,11 +26,69 @@ namespace cardvision {
 
 namespace {
 
-constexpr int kFlowLongSide = 640;   // the flow runs on a copy at most this size
-constexpr int kLevels = 2;
-const cv::Size kWindow(15, 15);
-constexpr int kWantedPoints = 48;
-constexpr int kMinPoints = 12;       // fewer inliers: no prediction
+// Every threshold and tuning constant of the flow, in one place. Sizes in
+// px are pixels of the small copy the flow runs on unless they say "full".
+struct FlowParams {
+    // ---- The small copy and its pyramid ----
+    // The frame is halved until its long side is at most this (full px):
+    // the print's corners stay several pixels across, and the flow's cost
+    // stops growing with the camera's resolution.
+    int long_side_px = 640;
+    // Pyramid levels above the copy (OpenCV's maxLevel), and the
+    // Lucas-Kanade window (px square): the coarsest level is a quarter of
+    // the copy, so a window there reaches four times as far as on the copy,
+    // while a window of 15 px still holds enough of the print to lock on.
+    int levels = 2, window_px = 15;
+    // The crop around the card: its box plus a margin each side of
+    // crop_margin of the box's longer side and crop_margin_px (room for the
+    // card's motion to the next frame and for the coarsest level's window),
+    // in size steps of crop_step_grids grid cells (a cell is 4 px, so that
+    // every level starts on a whole pixel; a step 32 px), so that the
+    // pyramid's size, which must be the same for both frames, changes
+    // seldom. A crop is kept while it holds the card and is at most
+    // oversize_num / oversize_den of what it needs (plus a step).
+    double crop_margin = 0.25;
+    int crop_margin_px = 16, crop_step_grids = 8;
+    int oversize_num = 10, oversize_den = 7;
+
+    // ---- Following the points (cv::calcOpticalFlowPyrLK) ----
+    // Iterations per level at most, and the step (px) below which a point
+    // has settled (as OpenCV's lkdemo): hundredths of a pixel are finer
+    // than the homography fitted to the points needs.
+    int lk_iterations = 20;
+    double lk_epsilon = 0.03;
+    // How far (px) a point may lie from where the homography puts it and
+    // still agree with it: a few times a followed point's error on print,
+    // well under what a finger or the background moves against the card.
+    double ransac_px = 1.5;
+    // Fewer agreeing points than this: no prediction. Also fewer than
+    // agree_tenths of the points followed: a hand moving over the card, or
+    // print too faint to follow, gives a fit nobody should trust.
+    int min_points = 12, agree_tenths = 5;
+    // A prediction is firm (may overrule an edge fit) when twice min_points
+    // agree and they are firm_tenths of those followed: glare washing out
+    // the print or a hand sliding over it leaves fewer, and a looser fit.
+    int firm_tenths = 8;
+
+    // ---- Picking new points (cv::goodFeaturesToTrack) ----
+    // Corners of the print wanted; new ones are picked when fewer than half
+    // of these are left on the card.
+    int wanted_points = 48;
+    // Picked within the card shrunk to this fraction about its centre: away
+    // from its edges, where the background and the fingers are.
+    float print_inset = 0.85f;
+    // No corners are picked in a box narrower or lower than this (px): too
+    // few to follow.
+    int min_pick_box_px = 8;
+    // A corner is kept at corner_quality of the strongest one's response,
+    // at least corner_spacing_px from another (px), measured over
+    // corner_block_px square (px): faint print still yields points, spread
+    // over the card rather than heaped on its sharpest letters.
+    double corner_quality = 0.01;
+    int corner_spacing_px = 6, corner_block_px = 5;
+};
+constexpr FlowParams kFlow{};
+const cv::Size kWindow(kFlow.window_px, kFlow.window_px);
 
 }  // namespace
 
@@ -42,7 +100,7 @@ int TextureFlow::shrink_for(const cv::Mat &luma) {
     // The scale depends on the frame only, so that points carry over from
     // frame to frame: halved until it fits.
     int shrink = 1;
-    while (std::max(luma.cols, luma.rows) / shrink > kFlowLongSide) shrink *= 2;
+    while (std::max(luma.cols, luma.rows) / shrink > kFlow.long_side_px) shrink *= 2;
     return shrink;
 }
 
@@ -52,15 +110,18 @@ cv::Size TextureFlow::wanted_crop(const cv::Mat &luma, const Quad &card) const {
     // image so that the size changes seldom: Lucas-Kanade wants both
     // pyramids the same size. A crop that is still large enough, and not
     // much too large, is kept.
-    const int shrink = shrink_for(luma), grid = 4 * shrink, unit = 8 * grid;
+    const int shrink = shrink_for(luma), grid = 4 * shrink, unit = kFlow.crop_step_grids * grid;
     const cv::Size frame(luma.cols / grid * grid, luma.rows / grid * grid);
     const cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(card.begin(), card.end()));
-    const int margin = int(0.25 * std::max(box.width, box.height)) + 16 * shrink;
+    const int margin = int(kFlow.crop_margin * std::max(box.width, box.height)) + kFlow.crop_margin_px * shrink;
     auto round_up = [&](int v, int limit) { return std::min(limit, (v + unit - 1) / unit * unit); };
     const cv::Size want(round_up(box.width + 2 * margin, frame.width), round_up(box.height + 2 * margin, frame.height));
     const cv::Size last = next_ready_ ? next_crop_.size() : prev_.empty() ? cv::Size() : prev_crop_.size();
-    const bool keep = last.width >= want.width && last.height >= want.height && last.width <= want.width * 10 / 7 + unit &&
-                      last.height <= want.height * 10 / 7 + unit;
+    auto roomy = [&](int have, int need) {
+        return have <= need * kFlow.oversize_num / kFlow.oversize_den + unit;
+    };
+    const bool keep = last.width >= want.width && last.height >= want.height && roomy(last.width, want.width) &&
+                      roomy(last.height, want.height);
     return keep ? last : want;
 }
 
@@ -90,7 +151,7 @@ void TextureFlow::build(const cv::Mat &luma, const Quad &around, cv::Size size) 
     // must not reuse the frame's memory (OpenCV would, for a crop of it).
     // Without derivatives: those of the previous frame are taken where they
     // are read (derive_around).
-    cv::buildOpticalFlowPyramid(view_, next_, kWindow, kLevels, false, cv::BORDER_REFLECT_101, cv::BORDER_CONSTANT,
+    cv::buildOpticalFlowPyramid(view_, next_, kWindow, kFlow.levels, false, cv::BORDER_REFLECT_101, cv::BORDER_CONSTANT,
                                 false);
     next_ready_ = true;
 }
@@ -179,7 +240,7 @@ void TextureFlow::derive_around(const std::vector<cv::Point2f> &points) {
 std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) {
     moved_.clear();
     firm_ = false;
-    if (prev_.empty() || int(points_.size()) < kMinPoints) return std::nullopt;
+    if (prev_.empty() || int(points_.size()) < kFlow.min_points) return std::nullopt;
     // The same size as the last frame's crop, around where the card was.
     build(luma, last, prev_crop_.size());
     if (next_crop_.size() != prev_crop_.size()) return std::nullopt;  // the frame shrank
@@ -193,10 +254,11 @@ std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) 
         local_to_[i] = points_[i] - next_origin;
     }
     derive_around(local_from_);
+    const cv::TermCriteria settled(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, kFlow.lk_iterations,
+                                   kFlow.lk_epsilon);
     // (No error per point: nothing reads it, and it is a tenth of the call.)
-    cv::calcOpticalFlowPyrLK(prev_derived_, next_, local_from_, local_to_, status_, cv::noArray(), kWindow, kLevels,
-                             cv::TermCriteria(cv::TermCriteria::COUNT | cv::TermCriteria::EPS, 20, 0.03),
-                             cv::OPTFLOW_USE_INITIAL_FLOW);
+    cv::calcOpticalFlowPyrLK(prev_derived_, next_, local_from_, local_to_, status_, cv::noArray(), kWindow,
+                             kFlow.levels, settled, cv::OPTFLOW_USE_INITIAL_FLOW);
     from_.clear();
     to_.clear();
     for (size_t i = 0; i < points_.size(); ++i)
@@ -204,21 +266,19 @@ std::optional<Quad> TextureFlow::predict(const cv::Mat &luma, const Quad &last) 
             from_.push_back(points_[i]);
             to_.push_back(local_to_[i] + next_origin);
         }
-    if (int(from_.size()) < kMinPoints) return std::nullopt;
-    cv::Mat H = cv::findHomography(from_, to_, cv::RANSAC, 1.5, inliers_);
+    if (int(from_.size()) < kFlow.min_points) return std::nullopt;
+    cv::Mat H = cv::findHomography(from_, to_, cv::RANSAC, kFlow.ransac_px, inliers_);
     if (H.empty()) return std::nullopt;
     for (size_t i = 0; i < to_.size(); ++i)
         if (inliers_[i]) moved_.push_back(to_[i]);
     const int count = int(moved_.size());
-    // Most of the points must agree: a hand moving over the card, or print
-    // too faint to follow, gives a fit nobody should trust.
-    if (count < kMinPoints || count * 2 < int(from_.size())) {
+    // Most of the points must agree (kFlow.agree_tenths).
+    if (count < kFlow.min_points || count * 10 < int(from_.size()) * kFlow.agree_tenths) {
         moved_.clear();
         return std::nullopt;
     }
-    // Firm when nearly all of many points agree; a glare washing out the
-    // print or a hand sliding over it leaves fewer, and a looser fit.
-    firm_ = count >= 2 * kMinPoints && count * 10 >= int(from_.size()) * 8;
+    // Firm when nearly all of many points agree (kFlow.firm_tenths).
+    firm_ = count >= 2 * kFlow.min_points && count * 10 >= int(from_.size()) * kFlow.firm_tenths;
     moved_by_ = cv::Matx33d(H);
     return carry(last);
 }
@@ -251,11 +311,11 @@ void TextureFlow::commit(const cv::Mat &luma, const Quad &card) {
     points_.clear();
     for (const auto &p : moved_)
         if (cv::pointPolygonTest(outline, p, false) >= 0) points_.push_back(p);
-    if (int(points_.size()) < kWantedPoints / 2) {
+    if (int(points_.size()) < kFlow.wanted_points / 2) {
         const cv::Point2f centre = (card[0] + card[1] + card[2] + card[3]) * 0.25f;
         cv::Point inner[4];
         for (int i = 0; i < 4; ++i) {
-            const cv::Point2f p = (centre + (card[i] - centre) * 0.85f) * s;
+            const cv::Point2f p = (centre + (card[i] - centre) * kFlow.print_inset) * s;
             inner[i] = cv::Point(cvRound(p.x), cvRound(p.y));
         }
         // Only the card's box is searched for corners, not the frame.
@@ -264,12 +324,13 @@ void TextureFlow::commit(const cv::Mat &luma, const Quad &card) {
         for (auto &p : inner) p -= at;
         const cv::Rect box = cv::boundingRect(std::vector<cv::Point>(inner, inner + 4)) &
                              cv::Rect(0, 0, view_.cols, view_.rows);
-        if (box.width >= 8 && box.height >= 8) {
+        if (box.width >= kFlow.min_pick_box_px && box.height >= kFlow.min_pick_box_px) {
             for (auto &p : inner) p -= box.tl();
             mask_.create(box.size(), CV_8UC1);
             mask_.setTo(0);
             cv::fillConvexPoly(mask_, inner, 4, cv::Scalar(255));
-            cv::goodFeaturesToTrack(view_(box), points_, kWantedPoints, 0.01, 6, mask_, 5);
+            cv::goodFeaturesToTrack(view_(box), points_, kFlow.wanted_points, kFlow.corner_quality,
+                                    kFlow.corner_spacing_px, mask_, kFlow.corner_block_px);
             for (auto &p : points_) p += cv::Point2f(box.tl() + at);
         }
     }

@@ -10,7 +10,31 @@
 
 namespace cardvision {
 
-static constexpr int kMaxDimension = 16384;
+namespace {
+
+// The limits of frame.cpp, in one place. (The rest of its numbers are
+// formats: bytes per pixel, chroma subsampling, colour standards.)
+struct FrameParams {
+    // Largest width or height accepted (px): beyond any camera's, and small
+    // enough that a frame's bytes (width x height x 4) fit in an int.
+    int max_dimension = 16384;
+    // Pixels kept around the card's box in a still's crop (CardCrop):
+    // bilinear warps read one pixel beyond the quad, chroma twice that in
+    // luma pixels; 4 keeps every read inside the crop, so the still is the
+    // same as one warped from the whole frame.
+    int crop_margin_px = 4;
+};
+constexpr FrameParams kFrame{};
+
+// Y'CbCr to R'G'B' in one standard's matrix (full-range levels):
+// B = Y + b_cb Cb, G = Y + g_cb Cb + g_cr Cr, R = Y + r_cr Cr.
+struct YCbCrMatrix {
+    float b_cb, g_cb, g_cr, r_cr;
+};
+constexpr YCbCrMatrix kBt601{1.772f, -0.344136f, -0.714136f, 1.402f};
+constexpr YCbCrMatrix kBt709{1.8556f, -0.187324f, -0.468124f, 1.5748f};
+
+}  // namespace
 
 static int plane_count(hkcv_pixel_format f) {
     switch (f) {
@@ -26,7 +50,7 @@ hkcv_status validate_image(const hkcv_image *image) {
     const int f = image->format;
     if (f < HKCV_PIXEL_GRAY8 || f > HKCV_PIXEL_BGRA) return HKCV_ERR_FORMAT;
     const int w = image->width, h = image->height;
-    if (w <= 0 || h <= 0 || w > kMaxDimension || h > kMaxDimension) return HKCV_ERR_SIZE;
+    if (w <= 0 || h <= 0 || w > kFrame.max_dimension || h > kFrame.max_dimension) return HKCV_ERR_SIZE;
     const bool chroma_subsampled = f == HKCV_PIXEL_I420 || f == HKCV_PIXEL_NV12;
     if (chroma_subsampled && ((w & 1) || (h & 1))) return HKCV_ERR_SIZE;
     const int n = plane_count(image->format);
@@ -87,10 +111,8 @@ static cv::Mat yuv_to_bgr(const cv::Mat &y, const cv::Mat &u_half, const cv::Mat
     cv::merge(std::vector<cv::Mat>{y, u, v}, yuv);
     const bool limited = range == HKCV_RANGE_LIMITED;
     const float ys = limited ? 255.f / 219.f : 1.f, cs = limited ? 255.f / 224.f : 1.f, y0 = limited ? 16.f : 0.f;
-    // B = Y + b_cb Cb, G = Y + g_cb Cb + g_cr Cr, R = Y + r_cr Cr.
-    const bool hd = matrix == HKCV_MATRIX_BT709;
-    const float b_cb = hd ? 1.8556f : 1.772f, g_cb = hd ? -0.187324f : -0.344136f,
-                g_cr = hd ? -0.468124f : -0.714136f, r_cr = hd ? 1.5748f : 1.402f;
+    const YCbCrMatrix &k = matrix == HKCV_MATRIX_BT709 ? kBt709 : kBt601;
+    const float b_cb = k.b_cb, g_cb = k.g_cb, g_cr = k.g_cr, r_cr = k.r_cr;
     const cv::Matx34f m(ys, b_cb * cs, 0.f, -ys * y0 - b_cb * cs * 128.f,
                         ys, g_cb * cs, g_cr * cs, -ys * y0 - (g_cb + g_cr) * cs * 128.f,
                         ys, 0.f, r_cr * cs, -ys * y0 - r_cr * cs * 128.f);
@@ -159,10 +181,7 @@ ColourRaster warp_colour(const hkcv_image &im, const cv::Matx33d &H, int w, int 
 }
 
 void CardCrop::assign(const hkcv_image &im, const Quad &card) {
-    // Bilinear warps read one pixel beyond the quad, chroma twice that in
-    // luma pixels; 4 keeps every read inside the crop, so the still is the
-    // same as one warped from the whole frame.
-    constexpr int kMargin = 4;
+    constexpr int kMargin = kFrame.crop_margin_px;
     cv::Rect b = cv::boundingRect(std::vector<cv::Point2f>(card.begin(), card.end()));
     b = cv::Rect(b.x - kMargin, b.y - kMargin, b.width + 2 * kMargin, b.height + 2 * kMargin) &
         cv::Rect(0, 0, im.width, im.height);

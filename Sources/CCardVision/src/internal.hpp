@@ -349,10 +349,7 @@ private:
 // Robust running focal estimate (median of recent accepted estimates).
 class FocalEstimator {
 public:
-    void add(double f) {
-        samples_.push_back(f);
-        if (samples_.size() > 31) samples_.erase(samples_.begin());
-    }
+    void add(double f);
     std::optional<double> value() const;
     void reset() { samples_.clear(); }
 private:

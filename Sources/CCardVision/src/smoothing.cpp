@@ -7,8 +7,29 @@
 
 namespace cardvision {
 
+namespace {
+
+// The running focal estimate's window, in one place. (The One-Euro filter's
+// cutoffs are its constructor's arguments, defaults in internal.hpp.)
+struct SmoothingParams {
+    // Estimates kept, the latest: enough that a few wrong quads do not move
+    // their median; odd, so that a full window has one middle value.
+    size_t focal_window = 31;
+    // No estimate from fewer than this: the median of two or three is one
+    // wrong quad away from wrong.
+    size_t min_focal_samples = 5;
+};
+constexpr SmoothingParams kSmoothing{};
+
+}  // namespace
+
+void FocalEstimator::add(double f) {
+    samples_.push_back(f);
+    if (samples_.size() > kSmoothing.focal_window) samples_.erase(samples_.begin());
+}
+
 std::optional<double> FocalEstimator::value() const {
-    if (samples_.size() < 5) return std::nullopt;
+    if (samples_.size() < kSmoothing.min_focal_samples) return std::nullopt;
     std::vector<double> s = samples_;
     std::nth_element(s.begin(), s.begin() + s.size() / 2, s.end());
     return s[s.size() / 2];

@@ -17,17 +17,62 @@
 #include <opencv2/imgproc.hpp>
 #include <opencv2/objdetect.hpp>
 
+#include <array>
 #include <cstdlib>
 
 namespace cardvision {
 
+namespace {
+
 // cv::FeatureEvaluator::LBP; the enum is private to OpenCV's objdetect.
-static constexpr int kLbpFeatures = 1;
+constexpr int kLbpFeatures = 1;
+
+// What one face cascade is asked for, and how its box becomes a head.
+struct CascadeParams {
+    // Boxes looked for, their width as fractions of the portrait area's.
+    // The card layout fixes how large the face is within the area: the LBP
+    // box spans 27-31 % of its width, the Haar box 49-51 %. Bounding the
+    // LBP search to 25-50 % nearly halves its cost and finds the same boxes.
+    double min_face, max_face;
+    // From the detector's face box to the whole head with some hair and
+    // chin: the head's centre (fraction of the box's height from its top)
+    // and its size (box widths, box heights). Haar's box runs from the
+    // brows to the mouth; the LBP cascade's is tighter (eyes to mouth) and
+    // sits lower. Both map onto the same head box, measured on the same
+    // stills.
+    double head_centre_y, head_width, head_height;
+};
+
+// Every tuning constant of the portrait crop, in one place.
+struct StillParams {
+    // The portrait area, fractions of the card face (x, y, w, h): the photo
+    // with a generous margin, on the left half of a 2018 card's face and on
+    // the right half of a 2003 one.
+    std::array<double, 4> portrait_2018{0.02, 0.16, 0.42, 0.80}, portrait_2003{0.56, 0.16, 0.42, 0.80};
+    // The face is searched for on the portrait area shrunk to this width
+    // (px; at full size the search costs about 14 ms).
+    int face_search_width = 192;
+    // Scale step between the sizes searched: the finer step matters at this
+    // width, where the LBP cascade misses the face on about half of the
+    // stills of a head with 1.1 (leaving it to the Haar fallback), on none
+    // with 1.05.
+    double face_scale_step = 1.05;
+    // Smallest face box looked for, px, however small the area: the Haar
+    // cascade's window, 24 px square (the LBP cascade's is 45).
+    int min_face_px = 24;
+    // Overlapping detections a face needs (OpenCV's default): a face is
+    // found at several neighbouring places and sizes, a stray match in the
+    // print around the photo seldom.
+    int min_neighbours = 3;
+    CascadeParams lbp{0.25, 0.5, 0.49, 2.8, 3.45}, haar{0.4, 0.75, 0.55, 1.7, 2.1};
+};
+constexpr StillParams kStill{};
+
+}  // namespace
 
 cv::Rect2d portrait_area(hkcv_card_type type) {
-    // Fractions of the card face (x, y, w, h), generous around the photo.
-    if (type == HKCV_CARD_2003) return {0.56, 0.16, 0.42, 0.80};
-    return {0.02, 0.16, 0.42, 0.80};
+    const std::array<double, 4> &a = type == HKCV_CARD_2003 ? kStill.portrait_2003 : kStill.portrait_2018;
+    return {a[0], a[1], a[2], a[3]};
 }
 
 cv::Rect portrait_region(const cv::Mat &still, hkcv_card_type type) {
@@ -37,51 +82,32 @@ cv::Rect portrait_region(const cv::Mat &still, hkcv_card_type type) {
     return area & cv::Rect(0, 0, still.cols, still.rows);
 }
 
-// The face is searched for on the portrait area shrunk to this width (at
-// full size the search costs about 14 ms). The finer scale step matters at
-// this size: with 1.1 the LBP cascade misses the face on about half of the
-// stills of a head (leaving it to the Haar fallback); with 1.05 on none.
-static constexpr int kFaceSearchWidth = 192;
-static constexpr double kFaceScaleStep = 1.05;
-
-// The card layout fixes how large the face is within the portrait area, so
-// only boxes of about that size are looked for: the LBP box spans 27-31 %
-// of the area's width (52-60 px here), the Haar box 49-51 %. Bounding the
-// LBP search to 25-50 % nearly halves its cost and finds the same boxes.
-struct FaceSizes {
-    double min, max;  // box width as a fraction of the area's width
-};
-static constexpr FaceSizes kLbpFaces{0.25, 0.5}, kHaarFaces{0.4, 0.75};
-
 std::optional<cv::Rect> find_head(const cv::Mat &portrait_gray, cv::CascadeClassifier &cascade) {
     if (cascade.empty()) return std::nullopt;
-    const double scale = std::min(1.0, double(kFaceSearchWidth) / portrait_gray.cols);
+    const double scale = std::min(1.0, double(kStill.face_search_width) / portrait_gray.cols);
     cv::Mat small = portrait_gray;
     if (scale < 1.0) cv::resize(portrait_gray, small, cv::Size(), scale, scale, cv::INTER_AREA);
     std::vector<cv::Rect> faces;
     const bool lbp = cascade.getFeatureType() == kLbpFeatures;
-    const FaceSizes sizes = lbp ? kLbpFaces : kHaarFaces;
-    const int min_face = std::max(24, int(small.cols * sizes.min));
-    const int max_face = std::max(min_face, int(small.cols * sizes.max));
+    const CascadeParams &kind = lbp ? kStill.lbp : kStill.haar;
+    const int min_face = std::max(kStill.min_face_px, int(small.cols * kind.min_face));
+    const int max_face = std::max(min_face, int(small.cols * kind.max_face));
     const cv::Size smallest(min_face, min_face), largest(max_face, max_face);
-    cascade.detectMultiScale(small, faces, kFaceScaleStep, 3, 0, smallest, largest);
+    cascade.detectMultiScale(small, faces, kStill.face_scale_step, kStill.min_neighbours, 0, smallest, largest);
     if (faces.empty()) {
         // A dim or washed-out still: retry with the contrast stretched.
         cv::Mat stretched;
         cv::equalizeHist(small, stretched);
-        cascade.detectMultiScale(stretched, faces, kFaceScaleStep, 3, 0, smallest, largest);
+        cascade.detectMultiScale(stretched, faces, kStill.face_scale_step, kStill.min_neighbours, 0, smallest,
+                                 largest);
     }
     if (faces.empty()) return std::nullopt;
     const cv::Rect found = *std::max_element(faces.begin(), faces.end(),
                                              [](const cv::Rect &x, const cv::Rect &y) { return x.area() < y.area(); });
     const cv::Rect2d f(found.x / scale, found.y / scale, found.width / scale, found.height / scale);
-    // From the detector's face box to the whole head with some hair and
-    // chin. Haar's box runs from the brows to the mouth; the LBP cascade's is
-    // tighter (eyes to mouth) and sits lower. The factors map both onto the
-    // same head box; they were measured on the same stills.
-    const double centre_y = lbp ? 0.49 : 0.55, width = lbp ? 2.8 : 1.7, height = lbp ? 3.45 : 2.1;
-    const cv::Point2d c(f.x + f.width * 0.5, f.y + f.height * centre_y);
-    const double w = f.width * width, h = f.height * height;
+    // From the detector's face box to the whole head (kind.head_*).
+    const cv::Point2d c(f.x + f.width * 0.5, f.y + f.height * kind.head_centre_y);
+    const double w = f.width * kind.head_width, h = f.height * kind.head_height;
     cv::Rect head(int(c.x - w / 2), int(c.y - h / 2), int(w), int(h));
     head &= cv::Rect(0, 0, portrait_gray.cols, portrait_gray.rows);
     if (head.area() <= 0) return std::nullopt;

@@ -18,12 +18,24 @@ namespace cardvision {
 
 namespace {
 
-constexpr int kCellsAcross = 32;   // cells of 40 px at 1280x720
-constexpr int kChangedLevels = 10;  // grey levels a changed cell moves by
-constexpr int kChangedCells = 3;   // a far card (15 % of the width) covers about 15
+// Every threshold of ViewChange, in one place.
+struct ViewChangeParams {
+    // Cells across the coarse copy compared (its height keeps the frame's
+    // aspect): cells of 40 px at 1280x720, so a card covers several and
+    // noise averages out within one.
+    int cells_across = 32;
+    // A cell changed when its mean moved by more than this (grey levels):
+    // above what noise, compression and a drifting camera do, well below
+    // the tens of levels of a card coming in.
+    int changed_levels = 10;
+    // The view changed when at least this many cells did: a far card (15 %
+    // of the frame's width) covers about 15.
+    int changed_cells = 3;
+};
+constexpr ViewChangeParams kViewChange{};
 
 void coarse(const cv::Mat &luma, cv::Mat &out) {
-    const int across = std::min(kCellsAcross, luma.cols);
+    const int across = std::min(kViewChange.cells_across, luma.cols);
     const int down = std::max(1, cvRound(double(luma.rows) * across / luma.cols));
     cv::resize(luma, out, cv::Size(across, down), 0, 0, cv::INTER_AREA);
 }
@@ -39,9 +51,9 @@ bool ViewChange::changed(const cv::Mat &luma) {
     int cells = 0;
     for (int y = 0; y < now_.rows; ++y) {
         const uint8_t *a = now_.ptr<uint8_t>(y), *b = searched_.ptr<uint8_t>(y);
-        for (int x = 0; x < now_.cols; ++x) cells += std::abs(int(a[x]) - int(b[x])) > kChangedLevels;
+        for (int x = 0; x < now_.cols; ++x) cells += std::abs(int(a[x]) - int(b[x])) > kViewChange.changed_levels;
     }
-    return cells >= kChangedCells;
+    return cells >= kViewChange.changed_cells;
 }
 
 }  // namespace cardvision
