@@ -29,12 +29,15 @@ struct ChecksController {
             throw HubError(.badRequest, "an Idempotency-Key header (1 to 200 characters) is required")
         }
         let card = request.uri.queryParameters.get("card") ?? "2018"
-        guard card == "2018" || card == "2003" else { throw HubError(.badRequest, "card must be 2018 or 2003, not \(card)") }
+        guard let cardType = CardType(rawValue: card) else {
+            throw HubError(.badRequest, "card must be 2018 or 2003, not \(card)")
+        }
         let challenge = request.uri.queryParameters.get("challenge") ?? "fixed"
         guard challenge == "fixed" || challenge == "random" else {
             throw HubError(.badRequest, "challenge must be fixed or random, not \(challenge)")
         }
-        let firstRotation = try Self.firstRotation(request.uri.queryParameters.get("firstRotation"), card: card, challenge: challenge)
+        let firstRotation = try Self.firstRotation(request.uri.queryParameters.get("firstRotation"), card: cardType,
+                                               challenge: challenge)
         if let length = request.headers[.contentLength].flatMap(Int64.init), length > limits.maxVideoBytes {
             throw HubError(.tooLarge, "the video is \(length) bytes, over the limit of \(limits.maxVideoBytes)")
         }
@@ -62,18 +65,18 @@ struct ChecksController {
     /// (the direction the holder was asked to turn first; a video recorded
     /// before a fresh draw could not follow it), refused with the fixed one,
     /// and on the card type's axis.
-    static func firstRotation(_ text: String?, card: String, challenge: String) throws -> String? {
-        let allowed = (card == "2003" ? CardType.hkid2003 : .hkid2018).rotationDirections.map(\.rawValue)
+    static func firstRotation(_ text: String?, card: CardType, challenge: String) throws -> String? {
+        let allowed = card.rotationDirections.map(\.rawValue)
         let choices = allowed.joined(separator: " or ")
         guard challenge == "random" else {
             guard let text else { return nil }
             throw HubError(.badRequest, "firstRotation \(text.prefix(20)) is only for challenge=random: the fixed challenge asks for \(allowed[0]) first")
         }
         guard let text else {
-            throw HubError(.badRequest, "challenge=random needs firstRotation, the direction the holder was asked to turn first (\(choices) for card \(card))")
+            throw HubError(.badRequest, "challenge=random needs firstRotation, the direction the holder was asked to turn first (\(choices) for card \(card.rawValue))")
         }
         guard allowed.contains(text) else {
-            throw HubError(.badRequest, "firstRotation must be \(choices) for card \(card), not \(text.prefix(20))")
+            throw HubError(.badRequest, "firstRotation must be \(choices) for card \(card.rawValue), not \(text.prefix(20))")
         }
         return text
     }

@@ -127,6 +127,17 @@ final class HubFixture: @unchecked Sendable {
         _ = try worker.waitFor("worker started")
         return worker
     }
+
+    /// A second of a test pattern (320x240, H.264): a check of it takes a
+    /// fraction of a second, so a hundred fit in a test.
+    func tinyVideo() throws -> String {
+        let path = directory + "/tiny.mp4"
+        let result = Shell.run(["/usr/bin/gst-launch-1.0", "-q", "videotestsrc", "num-buffers=10", "pattern=ball", "!",
+                                "video/x-raw,width=320,height=240,framerate=10/1", "!", "x264enc", "!", "mp4mux", "!",
+                                "filesink", "location=\(path)"])
+        try #require(result.code == 0, "\(result.output)")
+        return path
+    }
 }
 
 /// The hub's HTTP API through curl, as a user would call it.

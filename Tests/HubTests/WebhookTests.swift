@@ -22,15 +22,6 @@ struct WebhookTests {
             .write(toFile: fixture.tokenPath, atomically: true, encoding: .utf8)
     }
 
-    /// A second of a test pattern: checked in a fraction of a second.
-    func tinyVideo() throws -> String {
-        let path = fixture.directory + "/tiny.mp4"
-        let result = Shell.run(["/usr/bin/gst-launch-1.0", "-q", "videotestsrc", "num-buffers=10", "pattern=ball", "!",
-                                "video/x-raw,width=320,height=240,framerate=10/1", "!", "x264enc", "!", "mp4mux", "!",
-                                "filesink", "location=\(path)"])
-        try #require(result.code == 0, "\(result.output)")
-        return path
-    }
 
     /// What the receiver was sent, and how it answered.
     struct Received: Sendable {
@@ -110,7 +101,7 @@ struct WebhookTests {
         // A client without a webhook secret cannot ask for a webhook.
         var other = client
         other.token = HubFixture.otherToken
-        let video = try tinyVideo()
+        let video = try fixture.tinyVideo()
         let refused = try other.request("POST", "/v1/checks", headers: ["Idempotency-Key": "w0", "Webhook-URL": hook],
                                         uploadFile: video)
         #expect(refused.status == 400)
@@ -187,7 +178,7 @@ struct WebhookTests {
         defer { hub.stop() }
         let client = HubClient(base: "http://127.0.0.1:\(try hub.waitFor(#"address=http://[0-9.]+:(\d+)"#))")
         let created = try client.request("POST", "/v1/checks", headers: ["Idempotency-Key": "e1", "Webhook-URL": hook],
-                                         uploadFile: try tinyVideo())
+                                         uploadFile: try fixture.tinyVideo())
         let id = try #require(created.json["id"] as? String, "\(created.text)")
         let check = try client.waitUntilFinished(id)
         var webhook: [String: Any] = [:]

@@ -12,23 +12,12 @@ struct WorkerFaultTests {
         fixture = try HubFixture()
     }
 
-    /// A short, small video (a second of a test pattern): a check of it
-    /// takes a fraction of a second, so a hundred fit in a test.
-    func tinyVideo() throws -> String {
-        let path = fixture.directory + "/tiny.mp4"
-        let result = Shell.run(["/usr/bin/gst-launch-1.0", "-q", "videotestsrc", "num-buffers=10", "pattern=ball", "!",
-                                "video/x-raw,width=320,height=240,framerate=10/1", "!", "x264enc", "!", "mp4mux", "!",
-                                "filesink", "location=\(path)"])
-        try #require(result.code == 0, "\(result.output)")
-        return path
-    }
-
     @Test func twoWorkersNeverRunTheSameCheck() throws {
         let database = try PostgresServer.shared.createDatabase()
         let (hub, port) = try fixture.startHub(database: database)
         defer { hub.stop() }
         let client = HubClient(base: "http://127.0.0.1:\(port)")
-        let video = try tinyVideo()
+        let video = try fixture.tinyVideo()
         var ids: [String] = []
         for index in 0..<16 { ids.append(try #require(try client.upload(video, key: "k\(index)").json["id"] as? String)) }
         let workers = try ["a", "b"].map { try fixture.startWorker(database: database, name: $0) }
@@ -121,7 +110,7 @@ struct WorkerFaultTests {
         let (hub, port) = try fixture.startHub(database: database)
         defer { hub.stop() }
         let client = HubClient(base: "http://127.0.0.1:\(port)")
-        let video = try tinyVideo()
+        let video = try fixture.tinyVideo()
         var ids: [String] = []
         for index in 0..<100 { ids.append(try #require(try client.upload(video, key: "r\(index)").json["id"] as? String)) }
         let workers = try ["a", "b"].map { try fixture.startWorker(database: database, name: $0, lease: 15) }
