@@ -28,7 +28,8 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
     /// A screen's pixel grid: the strongest isolated peak of the spectrum of the card's middle over the
     /// spectrum around it (a ratio of powers), median over `gridFrames`.
     public var screenGrid: Double?
-    /// Tracked frames the screen grid was measured on (one in three, the card's middle large enough and in view).
+    /// Tracked frames the screen grid was measured on (one in three for the first 30, then one in twelve; the
+    /// card's middle large enough and in view).
     public var gridFrames: Int
 
     public init(frames: Int = 0, frontFrames: Int = 0, turnedFrames: Int = 0,
@@ -114,6 +115,10 @@ public struct LivenessThresholds: Sendable, Hashable, Codable {
     /// at 30 fps, so a moment of a finger or a reflection over the card is
     /// outvoted.
     public var minimumFrames: Int = 30
+    /// Measurements of the screen grid before it may end a session early:
+    /// it is read on one tracked frame in three at first, so 10 are a
+    /// second at 30 fps, as `minimumFrames` is for the other checks.
+    public var minimumGridFrames: Int = 10
 
     public init() {}
 }

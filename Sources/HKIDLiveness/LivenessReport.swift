@@ -118,11 +118,11 @@ public struct LivenessReport: Sendable, Hashable, Codable {
                   frames: pixels.materialFrames, judgedNow: enoughFrames)
             check("chroma", pixels.chroma, thresholds.chroma, higherIsGenuine: true, frames: pixels.materialFrames,
                   judgedNow: enoughFrames)
-            // The screen's grid is read on one tracked frame in three, cut by the frame or not; a card too
-            // small for it (far, or a small frame) is no evidence of a screen, so unmeasured it does not fail.
+            // The screen's grid is read on some tracked frames, cut by the frame or not; a card too small
+            // for it (far, or a small frame) is no evidence of a screen, so unmeasured it does not fail.
             check("screenGrid", pixels.screenGrid, thresholds.screenGrid, higherIsGenuine: false,
                   frames: pixels.gridFrames,
-                  judgedNow: final || pixels.gridFrames * 3 >= thresholds.minimumFrames, failsUnmeasured: false)
+                  judgedNow: final || pixels.gridFrames >= thresholds.minimumGridFrames, failsUnmeasured: false)
         }
         if let wrongTurn {
             check("challenge", wrongTurn.degrees, wrongTurn.threshold, higherIsGenuine: false,

@@ -229,11 +229,12 @@ typedef struct hkcv_liveness {
                                    or too far, or under a reflection says nothing about its black or colour */
     float screen_grid;          /* a screen's pixel grid: the strongest isolated peak in the spectrum of the
                                    card's middle (the camera's pixels, up to 128 x 128, periods of 2-11 px)
-                                   over the median of its neighbours along each axis; median over one in three
-                                   tracked frames (grid_frames); a printed card's spectrum is smooth there,
+                                   over the median of its neighbours along each axis; median over the
+                                   measured frames (grid_frames); a printed card's spectrum is smooth there,
                                    a re-filmed screen leaves moire. -1 before the first measured frame */
-    int grid_frames;            /* tracked frames the screen grid was measured on (one in three, the card's
-                                   middle at least 64 pixels and inside the frame) */
+    int grid_frames;            /* tracked frames the screen grid was measured on (one in three for the
+                                   first 30, then one in twelve; the card's middle at least 64 pixels and
+                                   inside the frame) */
 } hkcv_liveness;
 
 /* The evidence gathered since the last reset. */
