@@ -210,17 +210,15 @@ double overlap(const Quad &a, const Quad &b) {
     return either > 0 ? both / either : 0;
 }
 
-bool beyond_frame(const Quad &q, cv::Size size) {
-    for (const auto &p : q)
-        if (p.x < 0 || p.y < 0 || p.x > size.width - 1 || p.y > size.height - 1) return true;
-    return false;
-}
-
-namespace {
-
 bool inside_frame(cv::Point2f p, cv::Size size) {
     return p.x >= 0 && p.y >= 0 && p.x <= size.width - 1 && p.y <= size.height - 1;
 }
+
+bool beyond_frame(const Quad &q, cv::Size size) {
+    return !std::all_of(q.begin(), q.end(), [&](cv::Point2f p) { return inside_frame(p, size); });
+}
+
+namespace {
 
 // The quad with the hidden side's corners at distances s and t from the
 // visible corners they share a side with.

@@ -100,6 +100,8 @@ double overlap(const Quad &a, const Quad &b);
 // Whether a corner of q lies outside an image of that size (a card cut by
 // the frame).
 bool beyond_frame(const Quad &q, cv::Size size);
+// Whether a point lies inside an image of that size (pixel centres at integers).
+bool inside_frame(cv::Point2f p, cv::Size size);
 // A card cut by the frame along one side: its two corners beyond the frame
 // placed where the image of an ID-1 card puts them, along the two sides
 // that run out of the frame (only the part in view was seen; where the

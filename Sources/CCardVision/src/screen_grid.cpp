@@ -58,7 +58,8 @@ float screen_grid_peak(const cv::Mat &luma, const Quad &q) {
 
     static thread_local cv::Mat window, block, spectrum, power;
     if (window.empty()) cv::createHanningWindow(window, cv::Size(kBlock, kBlock), CV_32F);
-    power = cv::Mat::zeros(kBlock, kBlock, CV_32F);
+    power.create(kBlock, kBlock, CV_32F);  // kept across calls: no allocation a frame
+    power.setTo(0);
     for (int y = box.y; y + kBlock <= box.y + box.height; y += kHop)
         for (int x = box.x; x + kBlock <= box.x + box.width; x += kHop) {
             luma(cv::Rect(x, y, kBlock, kBlock)).convertTo(block, CV_32F);
