@@ -299,6 +299,19 @@ struct SearchParams {
     // across it, but a card whose thumb and palm hide most of its corners
     // then loses to a smaller quad inside it.
     double corner_weight = 0.3;
+    // A card's sides stop at its corners; a quad closed by a longer edge
+    // behind the card (the sheet of paper it lies on) has sides that run on
+    // past its corners, with the same step across them (run_on_*). When the
+    // best quad has min_ends_running_on such ends or more, a quad inside it
+    // whose sides all end at their corners is preferred if its rank is
+    // above the best's less run_on_weight for each of the eight ends that
+    // runs on (so 2 ends: within 12.5 %). Inside means within
+    // enclosed_tolerance of the best's width. The search keeps
+    // `alternatives` quads at least, so that the card is among them.
+    double run_on_weight = 0.5;
+    int min_ends_running_on = 2;
+    float enclosed_tolerance = 0.05f;
+    int alternatives = 3;
     // Expected corner error of a hypothesis, px: twice as much for a quad
     // with a side inferred rather than found on a line.
     float pixel_error = 3.0f, pixel_error_inferred = 6.0f;
@@ -1259,6 +1272,76 @@ double rank_with_corners(const SearchImage &im, const Quad &q, double rank) {
     return rank;
 }
 
+// The sign of the step across a side from a to b: which of its two
+// surfaces is the lighter, +1 or -1 (0 when its strong gradients disagree).
+int step_polarity(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point2f b) {
+    const cv::Point2f d = b - a;
+    const double len = cv::norm(d);
+    if (len < 1) return 0;
+    const cv::Point2f n(float(-d.y / len), float(d.x / len));
+    const int samples = std::clamp(int(len / 4), 8, 40);
+    int positive = 0, negative = 0;
+    for (int i = 0; i < samples; ++i) {
+        const cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
+        if (!within_gradients(gx, p)) continue;
+        float best = 0;
+        for (int k = -2; k <= 2; ++k) {
+            const int x = cvRound(p.x + n.x * k), y = cvRound(p.y + n.y * k);
+            const float g = gx.at<short>(y, x) * n.x + gy.at<short>(y, x) * n.y;
+            if (std::abs(g) > std::abs(best)) best = g;
+        }
+        if (std::abs(best) > kSearch.side_gradient) (best > 0 ? positive : negative) += 1;
+    }
+    if (positive > 2 * negative) return 1;
+    if (negative > 2 * positive) return -1;
+    return 0;
+}
+
+// Whether the stretch from a to b, on the line of a side whose step has
+// the given polarity, carries the same step: the side's own edge running
+// on, not another edge that happens to lie on its line (the top of a badge
+// below a card's bottom side is lighter below, the card's side darker).
+bool runs_on(const SearchImage &im, cv::Point2f a, cv::Point2f b, int polarity) {
+    if (side_support(im.gx, im.gy, a, b, Edges::along) <= kSearch.run_on_share) return false;
+    return polarity == 0 || step_polarity(im.gx, im.gy, a, b) == polarity;
+}
+
+// How many ends of the quad's sides in view run on past their corner.
+int ends_running_on(const SearchImage &im, const Quad &q, const SideEdges &e) {
+    int running_on = 0;
+    for (int k = 0; k < 4; ++k) {
+        if (!e.seen[k]) continue;
+        const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * kSearch.run_on_stretch;
+        const cv::Point2f before = a - d * kSearch.run_on_to, after = b + d * kSearch.run_on_to;
+        const int polarity = step_polarity(im.gx, im.gy, a, b);
+        if (within_gradients(im.gx, before)) running_on += runs_on(im, before, a - d * kSearch.run_on_from, polarity);
+        if (within_gradients(im.gx, after)) running_on += runs_on(im, b + d * kSearch.run_on_from, after, polarity);
+    }
+    return running_on;
+}
+
+// A best quad with sides running on past its corners gives way to a quad
+// it encloses whose sides all end at theirs, when that one's rank is above
+// what the run-on ends cost (run_on_weight a share of eight ends). Of a
+// card lying on a sheet of paper, the quad closed by the sheet's edge
+// outranks the card by its size, and two of its sides meet that edge in a
+// T. A card held up has sides that end at its corners (a line of the
+// background continuing one by chance has another step across it), so the
+// boxes printed inside it are not preferred to it.
+void prefer_ends_at_corners(std::vector<Detection> &ranked) {
+    if (ranked.size() < 2 || ranked[0].ends_running_on < kSearch.min_ends_running_on) return;
+    const Detection &best = ranked[0];
+    const double bar = best.rank * (1 - kSearch.run_on_weight * best.ends_running_on / 8.0);
+    const float tolerance = kSearch.enclosed_tolerance * float(mean_width(best.quad));
+    for (size_t i = 1; i < ranked.size(); ++i) {
+        const Detection &d = ranked[i];
+        if (d.ends_running_on == 0 && d.rank > bar && encloses(best.quad, d.quad, tolerance)) {
+            std::rotate(ranked.begin(), ranked.begin() + long(i), ranked.begin() + long(i) + 1);
+            return;
+        }
+    }
+}
+
 // The best-ranked quads found so far, best first: at most `wanted`, each a
 // different quad (its corners more than same_quad_px of the small image
 // from the others'). Of two found twice, the better ranked stays; of two
@@ -1317,7 +1400,9 @@ void consider(const SearchImage &im, const Quad &q, bool inferred, bool joined, 
     const double rank = rank_by_size(im, q, support, inferred);
     if (ranked.would_drop(rank)) return;
     const float pixel_error = inferred ? kSearch.pixel_error_inferred : kSearch.pixel_error;
-    ranked.keep(Detection{fq, support, pixel_error * im.inv, false, joined, rank_with_corners(im, q, rank)}, q);
+    ranked.keep(Detection{fq, support, pixel_error * im.inv, false, joined, rank_with_corners(im, q, rank),
+                          ends_running_on(im, q, edges)},
+                q);
 }
 
 void consider_all(const SearchImage &im, const std::vector<std::pair<Quad, bool>> &hypotheses, bool joined,
@@ -1423,7 +1508,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
     if (roi.width < kSearch.min_region_px || roi.height < kSearch.min_region_px) return {};
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
     const SearchImage im = search_image(luma, chroma, roi, scale, focal_px, glare_level);
-    RankedQuads ranked(wanted);
+    RankedQuads ranked(std::max(wanted, kSearch.alternatives));
     // The card already tracked competes on the same terms, so a re-check
     // replaces it only with something better (the enclosing card, when the
     // tracker had settled on a box printed on it).
@@ -1436,6 +1521,8 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
     if (ranked.empty() && !incumbent) search_joined_lines(im, straight, fourth, ranked);
 
     std::vector<Detection> out = ranked.detections();
+    prefer_ends_at_corners(out);
+    if (out.size() > size_t(wanted)) out.resize(size_t(wanted));
     if (held && !out.empty() && out.front().quad == *held) out.front().incumbent = true;
     return out;
 }

@@ -172,6 +172,7 @@ struct Detection {
     bool joined = false;     // found only on lines joined across a gap (detect.cpp)
     double rank = 0;         // support times size against the image searched: comparable between
                              // searches of one region at different scales
+    int ends_running_on = 0; // ends of its sides in view that run on past their corner (of eight)
 };
 // How far past a three-sided outline ("U") its fourth side is looked for.
 // A U whose two legs both end early (the frame's border across one, a thumb
