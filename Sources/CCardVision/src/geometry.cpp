@@ -9,6 +9,53 @@
 
 namespace cardvision {
 
+namespace {
+
+// The thresholds of the card model and of the fits geometry.cpp does, in
+// one place. (The rest of its numbers are the card's corners and sides,
+// midpoints, pixel centres, and guards against dividing by zero.)
+struct GeometryParams {
+    // ---- A card's image (card_shaped) ----
+    // The recovered aspect within min_aspect to max_aspect of an ID-1
+    // card's, and the recovered corner's cosine under max_corner_cos (8.6
+    // degrees off square). The configured focal length may be off by tens
+    // of percent, which skews the recovered shape of a strongly tilted
+    // card by a few percent (a 30 degree tilt read as 26 changes the aspect
+    // by 5 %). Wider than that lets in the boxes printed on a card: the
+    // body of a card below its header band (aspect 1.8) passes as a card
+    // tilted by 30 degrees when 1.25 times the aspect is allowed.
+    double min_aspect = 0.9, max_aspect = 1.1, max_corner_cos = 0.15;
+
+    // ---- Enclosing (encloses) ----
+    // An outer quad encloses another only when it is at least this much
+    // larger in area: nearly the same quad (the same card refitted) does
+    // not enclose it.
+    double enclose_min_area = 1.05;
+
+    // ---- Huber line fit (refit_line_huber) ----
+    // Residuals (px) beyond huber_k are weighted down as k / r: Huber's
+    // constant for 95 % efficiency under Gaussian noise of unit scale, the
+    // scale taken as a pixel.
+    float huber_k = 1.345f;
+    // At most huber_iterations reweighted fits; it stops once the line
+    // moves less than huber_settled (the sine of its turn plus
+    // huber_shift_weight of its shift in px): a few iterations settle it.
+    int huber_iterations = 6;
+    float huber_shift_weight = 0.01f, huber_settled = 1e-4f;
+
+    // ---- Placing a hidden side (place_hidden_side) ----
+    // Newton's method: at most hidden_iterations steps, stopping when both
+    // residuals (relative aspect error, corner cosine) are under
+    // hidden_settled; the Jacobian by forward differences of hidden_step of
+    // each distance. A placement whose residuals stay above
+    // hidden_max_residual is not a card's image and is refused.
+    int hidden_iterations = 8;
+    double hidden_settled = 1e-4, hidden_step = 1e-3, hidden_max_residual = 1e-3;
+};
+constexpr GeometryParams kGeometry{};
+
+}  // namespace
+
 static double cross(cv::Point2f o, cv::Point2f a, cv::Point2f b) {
     return double(a.x - o.x) * (b.y - o.y) - double(a.y - o.y) * (b.x - o.x);
 }
@@ -125,18 +172,19 @@ bool fit_line_l2(const cv::Point2f *p, const float *w, int n, cv::Vec4f &line) {
 }
 
 cv::Vec4f refit_line_huber(const cv::Point2f *p, int n, cv::Vec4f line, std::vector<float> &weights) {
-    constexpr float c = 1.345f;
+    constexpr float c = kGeometry.huber_k;
     weights.resize(n);
-    for (int iteration = 0; iteration < 6; ++iteration) {
+    for (int iteration = 0; iteration < kGeometry.huber_iterations; ++iteration) {
         for (int i = 0; i < n; ++i) {
             const float r = distance_to(line, p[i]);
             weights[i] = r <= c ? 1.f : c / r;
         }
         cv::Vec4f next;
         if (!fit_line_l2(p, weights.data(), n, next)) break;
-        const float moved = std::abs(next[0] * line[1] - next[1] * line[0]) + distance_to(line, {next[2], next[3]}) * 0.01f;
+        const float moved = std::abs(next[0] * line[1] - next[1] * line[0]) +
+                            distance_to(line, {next[2], next[3]}) * kGeometry.huber_shift_weight;
         line = next;
-        if (moved < 1e-4f) break;
+        if (moved < kGeometry.huber_settled) break;
     }
     return line;
 }
@@ -180,14 +228,8 @@ PlaneShape plane_shape(const Quad &q, cv::Size image, double f) {
 bool card_shaped(const Quad &q, cv::Size image, double f) {
     if (!is_convex(q)) return false;
     PlaneShape s = plane_shape(q, image, f);
-    // The configured focal length may be off by tens of percent, which
-    // skews the recovered shape of a strongly tilted card by a few percent
-    // (a 30 degree tilt read as 26 changes the aspect by 5 %). Wider than
-    // that lets in the boxes printed on a card: the body of a card below
-    // its header band (aspect 1.8) passes as a card tilted by 30 degrees
-    // when 1.25 times the aspect is allowed.
-    return s.aspect > kCardAspect * 0.9 && s.aspect < kCardAspect * 1.1 &&
-           std::abs(s.corner_cos) < 0.15;
+    return s.aspect > kCardAspect * kGeometry.min_aspect && s.aspect < kCardAspect * kGeometry.max_aspect &&
+           std::abs(s.corner_cos) < kGeometry.max_corner_cos;
 }
 
 double card_inconsistency(const Quad &q, cv::Size image, double f) {
@@ -197,7 +239,7 @@ double card_inconsistency(const Quad &q, cv::Size image, double f) {
 
 bool encloses(const Quad &outer, const Quad &inner, float tolerance) {
     std::vector<cv::Point2f> contour(outer.begin(), outer.end());
-    if (quad_area(outer) < quad_area(inner) * 1.05) return false;
+    if (quad_area(outer) < quad_area(inner) * kGeometry.enclose_min_area) return false;
     for (const auto &p : inner)
         if (cv::pointPolygonTest(contour, p, true) < -tolerance) return false;
     return true;
@@ -267,12 +309,12 @@ std::optional<Quad> place_hidden_side(const Quad &q, cv::Size size, double f) {
         h.from[i] = q[size_t(visible[i])];
         h.dir[i] = d * float(1.0 / st[i]);
     }
-    for (int iteration = 0; iteration < 8; ++iteration) {
+    for (int iteration = 0; iteration < kGeometry.hidden_iterations; ++iteration) {
         const cv::Vec2d r = card_residual(h.at(q, st[0], st[1]), size, f);
-        if (std::abs(r[0]) < 1e-4 && std::abs(r[1]) < 1e-4) break;
+        if (std::abs(r[0]) < kGeometry.hidden_settled && std::abs(r[1]) < kGeometry.hidden_settled) break;
         cv::Matx22d J;
         for (int j = 0; j < 2; ++j) {
-            const double step = 1e-3 * st[j];
+            const double step = kGeometry.hidden_step * st[j];
             double moved[2] = {st[0], st[1]};
             moved[j] += step;
             const cv::Vec2d rj = card_residual(h.at(q, moved[0], moved[1]), size, f);
@@ -287,7 +329,8 @@ std::optional<Quad> place_hidden_side(const Quad &q, cv::Size size, double f) {
     }
     const Quad placed = h.at(q, st[0], st[1]);
     const cv::Vec2d r = card_residual(placed, size, f);
-    if (std::abs(r[0]) > 1e-3 || std::abs(r[1]) > 1e-3) return std::nullopt;
+    if (std::abs(r[0]) > kGeometry.hidden_max_residual || std::abs(r[1]) > kGeometry.hidden_max_residual)
+        return std::nullopt;
     // The side was not seen: a placement that would put it in view says the
     // visible part is not a card's, and changes nothing.
     if (inside_frame(placed[size_t(a)], size) || inside_frame(placed[size_t(b)], size) || !is_convex(placed))

@@ -18,7 +18,152 @@ namespace cardvision {
 
 namespace {
 
-constexpr float kMinStep = 5.0f;  // grey levels per pixel; weaker is not an edge
+// Every threshold of the edge fit and of the side corrections built on it
+// (restore_faint_side, widen_to_card_edge), in one place. Sizes in px are
+// pixels of the frame fitted; steps are the luma derivative across a side
+// ([1 2 1]-smoothed central difference, grey levels per pixel); shares are
+// fractions 0..1 of the places along a side.
+struct RefineParams {
+    // ---- Reading the steps across a side (sample_steps) ----
+    // Smallest step that is an edge (grey levels per pixel): weaker is
+    // taken for noise.
+    float min_step = 5.0f;
+    // Places along a side: one per sample_spacing_px of its length, from
+    // min_samples to max_samples. A lower cap would cost less in the wide
+    // first pass of a track, but lets printed lines outvote a fast card's
+    // edge now and then, which reads as a false OVERSPEED.
+    int sample_spacing_px = 5, min_samples = 12, max_samples = 64;
+    // The places lie from sample_from to sample_from + sample_span of the
+    // side's length: its rounded corners are not on the line.
+    float sample_from = 0.1f, sample_span = 0.8f;
+
+    // ---- Fitting one side (fit_side) ----
+    // A side shorter than this (px) is not fitted.
+    int min_side_px = 4;
+    // A side is fitted only with at least 1/min_in_frame_den of its places
+    // in the frame: a side the frame cuts off keeps its predicted line.
+    int min_in_frame_den = 3;
+    // Steps near the prediction are mildly preferred over equally strong
+    // ones further away (printed lines inside the card): a Gaussian of the
+    // offset whose sigma is nearness_sigma search radii (wider than the
+    // search, so a step at its end still weighs 0.7).
+    float nearness_sigma = 1.2f;
+    // A line is fitted to at least min_line_points steps found, and to at
+    // least 1/min_found_den of the side's places.
+    int min_line_points = 4, min_found_den = 4;
+    // Huber still leans towards a thumb: the line is refitted on the steps
+    // within inlier_px of it (px). A side's support is the share of its
+    // places with a step within on_line_px of the final line (px).
+    float inlier_px = 1.5f, on_line_px = 1.2f;
+
+    // ---- The quad (refine_quad) ----
+    // An image smaller than this (px, either way) is not fitted.
+    int min_image_px = 8;
+    // The search radius, px either side of the guess, is kept within
+    // these: a step needs a neighbour either side for its sub-pixel
+    // parabola, and the cost of a side grows with the radius.
+    int min_radius_px = 2, max_radius_px = 80;
+    // A trusted guess (the print vouches for it, texture flow) is right to
+    // a pixel or two. A side fitted with support under trusted_support
+    // whose line passes further than lean_share of the side's length (at
+    // least lean_px, px) from the guess's corners followed a finger or the
+    // background along part of its length: the guess is kept for it.
+    float trusted_support = 0.85f, lean_px = 2.0f, lean_share = 0.008f;
+    // A fitted side with less support than this is no edge: it keeps its
+    // predicted line.
+    float min_side_support = 0.3f;
+    // Sides that may keep their predicted line (the frame cuts them off or
+    // a hand hides them): the other sides carry the fit. One more when the
+    // guess is trusted.
+    int max_unfitted = 1, max_unfitted_trusted = 2;
+    // A corner may lie at most max_corner_move search radii plus
+    // max_corner_move_px (px) from the guess: each side was looked for
+    // within a radius of it, and where two fitted lines meet moves
+    // somewhat more than either line.
+    double max_corner_move = 1.5, max_corner_move_px = 3;
+    // Mean support of the four sides for the fit to hold.
+    float min_confidence = 0.5f;
+
+    // ---- Band colours (band_colour, colour_step) ----
+    // A band's median colour is read at band_places places along the side
+    // (from band_from to band_from + band_span of its length, away from the
+    // corners) and up to band_rows_max rows across it.
+    int band_places = 16, band_rows_max = 8;
+    float band_from = 0.15f, band_span = 0.7f;
+    // Bands lie line_gap_px from the line they run along (px), past the
+    // blur of its edge; edge_gap_px from the line a side moves to (px): its
+    // edge was found within a pixel of a vote's peak.
+    float line_gap_px = 1.f, edge_gap_px = 2.f;
+    // Two band colours pass for the same ground within alike_luma levels
+    // of luma and alike_colour of colour (|dCb| + |dCr|): shading across a
+    // card changes its brightness more than its colour.
+    float alike_luma = 25.f, alike_colour = 12.f;
+
+    // ---- Moving a side to another line (side_moved, line_votes) ----
+    // The window of offsets looked at: half the reach plus a pixel, either
+    // way of its centre, kept within these (px).
+    int min_move_radius = 3, max_move_radius = 40;
+    // Fewer than 1/votes_in_frame_den of the side's places in the frame: no
+    // line is looked for.
+    int votes_in_frame_den = 2;
+    // A line is one where line_votes_share of the side's places have a step.
+    float line_votes_share = 0.4f;
+    // The moved quad is refitted within moved_refit_px (px), and the moved
+    // side must keep moved_side_support: an edge, not only the votes' line.
+    float moved_refit_px = 2.0f, moved_side_support = 0.4f;
+
+    // ---- A side running on past a corner (runs_on_past_a_corner) ----
+    // The stretch looked at, beyond the corner: run_on_from to run_on_to
+    // of the side's length past it.
+    float run_on_from = 0.03f, run_on_to = 0.18f;
+    // A step is read across the line run_on_probe_px either side of it
+    // (px), at run_on_across_px places either way across it (px).
+    float run_on_probe_px = 3.f;
+    int run_on_across_px = 2;
+    // A side whose median step is under run_on_min_step grey levels has no
+    // edge to follow.
+    int run_on_min_step = 8;
+    // A place beyond the corner runs on with a step of the side's polarity
+    // of at least run_on_step of the side's median step; the side runs on
+    // when run_on_share of the places do.
+    double run_on_step = 0.5, run_on_share = 0.6;
+    // Places read along the side (half of them in frame at least, or
+    // nothing is said), and half as many in each stretch beyond a corner
+    // (a quarter of them in frame at least).
+    int run_on_places = 12;
+    // A side shorter than this (px) is not judged.
+    int run_on_min_side_px = 20;
+
+    // ---- Restoring a faint side (restore_faint_side) ----
+    // A side is looked at when moving it, in steps of restore_step_px (px),
+    // out to restore_reach_out or in to restore_reach_in of the card's
+    // extent across it, makes the quad's inconsistency at most
+    // restore_scan_gain of what it was.
+    float restore_step_px = 2.f, restore_reach_out = 0.25f, restore_reach_in = 0.2f;
+    double restore_scan_gain = 0.5;
+    // Then the lines from restore_min_move_px (px) to restore_far times
+    // that move plus restore_far_px (px), within the reach, are tried.
+    float restore_min_move_px = 2.f, restore_far = 2.f, restore_far_px = 3.f;
+    // A side moved onto a line is kept when the quad's inconsistency is at
+    // most restore_gain of what it was.
+    double restore_gain = 0.7;
+
+    // ---- Widening to the card's edge (widen_to_card_edge) ----
+    // Out to the outermost line from widen_min_share of the card's extent
+    // across the side (at least widen_min_px, px) to widen_max_share of it:
+    // a card's printed frames and rules lie a few millimetres inside its
+    // edge, within a sixth of the card.
+    float widen_min_px = 3.f, widen_min_share = 0.015f, widen_max_share = 0.16f;
+    // A side held back to where it came from: that far give or take
+    // held_back_slack_px (px), and at least held_back_min_px (px) out.
+    float held_back_min_px = 2.f, held_back_slack_px = 3.f;
+    // A widened quad may be up to widen_shape_slack times as inconsistent
+    // with a card as the quad it widens (or kInconsistentCard): a side
+    // moved out alone may leave the quad somewhat less a card's shape while
+    // another side is still on the print.
+    double widen_shape_slack = 1.5;
+};
+constexpr RefineParams kRefine{};
 
 struct SideFit {
     cv::Vec4f line;
@@ -54,10 +199,7 @@ cv::Vec4f fit_line_huber(const cv::Point2f *p, const float *offsets, int n, cv::
 int sample_steps(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f n, int radius, RefineScratch &s) {
     const cv::Point2f d = b - a;
     const float len = float(cv::norm(d));
-    // One sample per 5 px of side. (A lower cap in the wide first pass of a
-    // track would cost less but lets printed lines outvote a fast card's
-    // edge now and then, which reads as a false OVERSPEED.)
-    const int samples = std::clamp(int(len / 5), 12, 64);
+    const int samples = std::clamp(int(len / kRefine.sample_spacing_px), kRefine.min_samples, kRefine.max_samples);
     const float xmax = float(luma.cols - 2), ymax = float(luma.rows - 2);
     const int taps = 2 * radius + 3, width = 2 * radius + 1;
     s.profile.resize(taps);
@@ -71,7 +213,8 @@ int sample_steps(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
     // next profile's lines are asked for while this one is read, and the
     // misses overlap instead of stalling the reads one by one.
     auto prefetch_profile = [&](int i) {
-        const cv::Point2f q = a + d * (0.1f + 0.8f * (i + 0.5f) / samples) - n * float(radius + 1);
+        const cv::Point2f q =
+            a + d * (kRefine.sample_from + kRefine.sample_span * (i + 0.5f) / samples) - n * float(radius + 1);
         for (int k = 0; k < taps; k += 2) {
             const float qx = std::clamp(q.x + n.x * float(k), 0.f, xmax), qy = std::clamp(q.y + n.y * float(k), 0.f, ymax);
             const uint8_t *at = base + size_t(qy) * step + size_t(qx);
@@ -82,7 +225,7 @@ int sample_steps(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
     prefetch_profile(0);
     for (int i = 0; i < samples; ++i) {
         if (i + 1 < samples) prefetch_profile(i + 1);
-        cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
+        cv::Point2f p = a + d * (kRefine.sample_from + kRefine.sample_span * (i + 0.5f) / samples);
         if (p.x < 0 || p.y < 0 || p.x > xmax || p.y > ymax) continue;  // this stretch of edge is off-frame
         // The search line may run past the frame border when the card lies
         // close to it; clamping repeats the border pixel there, which makes
@@ -118,14 +261,14 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
     SideFit fit;
     cv::Point2f d = b - a;
     float len = float(cv::norm(d));
-    if (len < 4) return fit;
+    if (len < kRefine.min_side_px) return fit;
     cv::Point2f u = d / len;
     cv::Point2f n(u.y, -u.x);
     if ((a + d * 0.5f - centre).dot(n) < 0) n = -n;  // outward
 
     const int samples = sample_steps(luma, a, b, n, radius, s), width = 2 * radius + 1;
     const int inside = int(s.origins.size());
-    if (inside < samples / 3) return fit;
+    if (inside < samples / kRefine.min_in_frame_den) return fit;
 
     // Dominant polarity of the side: the card is brighter or darker than
     // what lies beyond this edge, the same all along it.
@@ -138,10 +281,9 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
         vote += best;
     }
     const float polarity = vote >= 0 ? 1.f : -1.f;
-    // Mildly prefer steps near the prediction over equally strong steps
-    // further away (printed lines inside the card): a Gaussian of the offset,
-    // the same for every sample, so it is tabulated once per side.
-    const float sigma = float(radius) * 1.2f;
+    // Steps near the prediction are preferred (nearness_sigma): a Gaussian
+    // of the offset, the same for every sample, so tabulated once per side.
+    const float sigma = float(radius) * kRefine.nearness_sigma;
     const float inv2s2 = 0.5f / (sigma * sigma);
     s.nearness.resize(width);
     for (int k = 0; k < width; ++k) {
@@ -157,7 +299,7 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
         float best_score = 0;
         for (int k = 1; k + 1 < width; ++k) {
             float v = polarity * g[k];
-            if (v < kMinStep) continue;
+            if (v < kRefine.min_step) continue;
             float score = v * nearness[k];
             if (score > best_score) { best_score = score; best = k; }
         }
@@ -170,17 +312,18 @@ SideFit fit_side(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f 
         s.offsets.push_back(off);
     }
     const int hits = int(s.points.size());
-    if (hits < std::max(4, samples / 4)) return fit;
+    if (hits < std::max(kRefine.min_line_points, samples / kRefine.min_found_den)) return fit;
 
     cv::Vec4f line = fit_line_huber(s.points.data(), s.offsets.data(), hits, u, s);
-    // Refit on the inliers only: Huber still leans towards a thumb.
+    // Refit on the inliers only (inlier_px).
     s.inliers.clear();
     for (auto &p : s.points)
-        if (distance_to(line, p) < 1.5f) s.inliers.push_back(p);
-    if (s.inliers.size() >= 4) fit_line_l2(s.inliers.data(), nullptr, int(s.inliers.size()), line);
+        if (distance_to(line, p) < kRefine.inlier_px) s.inliers.push_back(p);
+    if (s.inliers.size() >= size_t(kRefine.min_line_points))
+        fit_line_l2(s.inliers.data(), nullptr, int(s.inliers.size()), line);
     int on_line = 0;
     for (auto &p : s.points)
-        if (distance_to(line, p) < 1.2f) ++on_line;
+        if (distance_to(line, p) < kRefine.on_line_px) ++on_line;
     fit.line = line;
     fit.support = float(on_line) / float(samples);
     fit.fitted = true;
@@ -198,30 +341,27 @@ cv::Vec4f line_through(cv::Point2f a, cv::Point2f b) {
 Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch,
                        bool trusted_guess) {
     Refinement r;
-    if (luma.cols < 8 || luma.rows < 8) return r;
+    if (luma.cols < kRefine.min_image_px || luma.rows < kRefine.min_image_px) return r;
     cv::Point2f centre(0, 0);
     for (auto &p : guess) centre += p * 0.25f;
-    const int rad = std::clamp(int(std::ceil(radius)), 2, 80);
+    const int rad = std::clamp(int(std::ceil(radius)), kRefine.min_radius_px, kRefine.max_radius_px);
     std::array<cv::Vec4f, 4> lines;
     int unfitted = 0;
     float support_sum = 0;
     for (int s = 0; s < 4; ++s) {
         SideFit f = fit_side(luma, guess[s], guess[(s + 1) % 4], centre, rad, scratch);
-        // A side the frame cuts off or a hand hides keeps its predicted line;
-        // one such side is tolerated, the other three carry the fit.
-        // A guess the print vouches for (texture flow) is right to a pixel
-        // or two. A side whose fit leans away from it, with part of its
-        // samples off the line, followed a finger or the background along
-        // part of its length: the guess is kept for it.
+        // A side the frame cuts off or a hand hides keeps its predicted line
+        // (max_unfitted), as does one that leans away from a trusted guess
+        // (trusted_support).
         bool leaning = false;
-        if (trusted_guess && f.fitted && f.support < 0.85f) {
+        if (trusted_guess && f.fitted && f.support < kRefine.trusted_support) {
             const cv::Vec4f &l = f.line;
             const cv::Point2f a = guess[s], b = guess[(s + 1) % 4];
             auto off = [&](cv::Point2f p) { return std::abs((p.x - l[2]) * l[1] - (p.y - l[3]) * l[0]); };
-            const float tolerance = std::max(2.0f, 0.008f * float(cv::norm(b - a)));
+            const float tolerance = std::max(kRefine.lean_px, kRefine.lean_share * float(cv::norm(b - a)));
             leaning = std::max(off(a), off(b)) > tolerance;
         }
-        if (!f.fitted || f.support < 0.3f || leaning) {
+        if (!f.fitted || f.support < kRefine.min_side_support || leaning) {
             ++unfitted;
             lines[s] = line_through(guess[s], guess[(s + 1) % 4]);
             r.support[s] = f.fitted ? f.support : 0.f;
@@ -231,17 +371,17 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
         }
         support_sum += r.support[s];
     }
-    if (unfitted > (trusted_guess ? 2 : 1)) return r;
+    if (unfitted > (trusted_guess ? kRefine.max_unfitted_trusted : kRefine.max_unfitted)) return r;
     for (int i = 0; i < 4; ++i) {
         auto c = intersect(lines[(i + 3) % 4], lines[i]);
         if (!c) return r;
         r.quad[i] = *c;
     }
     for (int i = 0; i < 4; ++i)
-        if (cv::norm(r.quad[i] - guess[i]) > rad * 1.5 + 3) return r;
+        if (cv::norm(r.quad[i] - guess[i]) > rad * kRefine.max_corner_move + kRefine.max_corner_move_px) return r;
     if (!is_convex(r.quad)) return r;
     r.confidence = support_sum / 4;
-    r.ok = r.confidence >= 0.5f;
+    r.ok = r.confidence >= kRefine.min_confidence;
     return r;
 }
 
@@ -253,10 +393,11 @@ namespace {
 cv::Vec3f band_colour(const cv::Mat &luma, const Chroma &chroma, cv::Point2f a, cv::Point2f b, cv::Point2f n,
                       float d0, float d1, RefineScratch &s) {
     for (auto &c : s.band) c.clear();
-    const int along = 16, across = std::clamp(int(d1 - d0) + 1, 2, 8);
+    // (At least two rows: the rows' offsets divide by across - 1.)
+    const int along = kRefine.band_places, across = std::clamp(int(d1 - d0) + 1, 2, kRefine.band_rows_max);
     for (int i = 0; i < along; ++i)
         for (int j = 0; j < across; ++j) {
-            const cv::Point2f p = a + (b - a) * (0.15f + 0.7f * float(i) / (along - 1)) +
+            const cv::Point2f p = a + (b - a) * (kRefine.band_from + kRefine.band_span * float(i) / (along - 1)) +
                                   n * (d0 + (d1 - d0) * float(j) / float(across - 1));
             const int x = cvRound(p.x), y = cvRound(p.y);
             if (x < 0 || y < 0 || x >= luma.cols || y >= luma.rows) continue;
@@ -304,7 +445,7 @@ int line_votes(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f n,
     const cv::Point2f centre_shift = n * float(radius + shift);
     const int samples = sample_steps(luma, a + centre_shift, b + centre_shift, n, radius, scratch);
     const int width = 2 * radius + 1, inside = int(scratch.origins.size());
-    if (inside < samples / 2) return 0;
+    if (inside < samples / kRefine.votes_in_frame_den) return 0;
     std::vector<int> &votes = scratch.votes;
     votes.assign(width, 0);
     for (int i = 0; i < inside; ++i) {
@@ -312,7 +453,7 @@ int line_votes(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f n,
         int last = -2;  // the last offset this place voted for
         for (int k = 1; k + 1 < width; ++k) {
             const float m = std::abs(g[k]);
-            if (m < kMinStep || m < std::abs(g[k - 1]) || m < std::abs(g[k + 1])) continue;
+            if (m < kRefine.min_step || m < std::abs(g[k - 1]) || m < std::abs(g[k + 1])) continue;
             for (int j = std::max(k - 1, last + 1); j <= k + 1; ++j) ++votes[j];
             last = k + 1;
         }
@@ -321,15 +462,14 @@ int line_votes(const cv::Mat &luma, cv::Point2f a, cv::Point2f b, cv::Point2f n,
 }
 
 // How unlike two band colours (medians of Y'CbCr) are: their L1 distance,
-// and whether they pass for the same ground (within 25 levels of luma and
-// 12 of colour).
+// and whether they pass for the same ground (alike_luma, alike_colour).
 struct ColourStep {
     float distance;
     bool alike;
 };
 ColourStep colour_step(const cv::Vec3f &a, const cv::Vec3f &b) {
     const float luma = std::abs(a[0] - b[0]), colour = std::abs(a[1] - b[1]) + std::abs(a[2] - b[2]);
-    return {luma + colour, luma <= 25.f && colour <= 12.f};
+    return {luma + colour, luma <= kRefine.alike_luma && colour <= kRefine.alike_colour};
 }
 
 // Whether a side moved d px out passes over card: the band between must be
@@ -340,12 +480,13 @@ ColourStep colour_step(const cv::Vec3f &a, const cv::Vec3f &b) {
 // shadow under it or the desk beside it.
 bool moves_over_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, int s, float d, RefineScratch &scratch) {
     const cv::Point2f a = q[s], b = q[(s + 1) % 4], n = outward_normal(q, s);
-    const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f, d - 1.f, scratch);
-    const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + 2.f, 2.f * d + 2.f, scratch);
+    const float gap = kRefine.line_gap_px, edge_gap = kRefine.edge_gap_px;
+    const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, gap, d - gap, scratch);
+    const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, d + edge_gap, 2.f * d + edge_gap, scratch);
     float unlike = std::numeric_limits<float>::max();  // the nearest card ground, L1
     for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
         const cv::Vec3f inner =
-            band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward_normal(q, t), -d, -1.f, scratch);
+            band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward_normal(q, t), -d, -gap, scratch);
         if (const ColourStep c = colour_step(strip, inner); c.alike) unlike = std::min(unlike, c.distance);
     }
     return unlike < cv::norm(strip - beyond, cv::NORM_L1);
@@ -357,11 +498,12 @@ bool moves_over_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, i
 // than to any of them.
 bool gives_up_no_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, int s, float d, RefineScratch &scratch) {
     const cv::Point2f a = q[s], b = q[(s + 1) % 4], n = outward_normal(q, s);
-    const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, 1.f - d, -1.f, scratch);
-    const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, 2.f, d + 2.f, scratch);
+    const float gap = kRefine.line_gap_px, edge_gap = kRefine.edge_gap_px;
+    const cv::Vec3f strip = band_colour(luma, chroma, a, b, n, gap - d, -gap, scratch);
+    const cv::Vec3f beyond = band_colour(luma, chroma, a, b, n, edge_gap, d + edge_gap, scratch);
     const float to_beyond = float(cv::norm(strip - beyond, cv::NORM_L1));
     for (int t : {s, (s + 1) % 4, (s + 3) % 4}) {
-        const float d0 = t == s ? -2.f * d - 2.f : -d, d1 = t == s ? -d - 2.f : -1.f;
+        const float d0 = t == s ? -2.f * d - edge_gap : -d, d1 = t == s ? -d - edge_gap : -gap;
         const cv::Vec3f inner =
             band_colour(luma, chroma, q[t], q[(t + 1) % 4], outward_normal(q, t), d0, d1, scratch);
         if (const ColourStep c = colour_step(strip, inner); c.alike || c.distance <= to_beyond) return false;
@@ -371,10 +513,10 @@ bool gives_up_no_card(const cv::Mat &luma, const Chroma &chroma, const Quad &q, 
 
 // Side s of q moved along its outward normal (out: the outermost line
 // first; in, sign -1: the nearest first), from min_d to reach pixels, to a
-// line along which 40 % of the places have a step, where the band between
-// is card (out) or is not (in). The moved quad is refitted within 2 px and
-// must keep an edge on that side and satisfy accept; nullopt when no line
-// will do.
+// line along which line_votes_share of the places have a step, where the
+// band between is card (out) or is not (in). The moved quad is refitted
+// within moved_refit_px and must keep an edge on that side
+// (moved_side_support) and satisfy accept; nullopt when no line will do.
 template <class Accept>
 std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, const Quad &q, int s, float sign,
                                      float min_d, float reach, RefineScratch &scratch, Accept accept) {
@@ -382,7 +524,8 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
     for (int k = 0; k < 4; ++k) lines[k] = line_through(q[k], q[(k + 1) % 4]);
     const cv::Point2f n = outward_normal(q, s);
     const bool out = sign > 0;
-    const int radius = std::clamp(int(std::ceil(reach * 0.5f)) + 1, 3, 40), width = 2 * radius + 1;
+    const int radius = std::clamp(int(std::ceil(reach * 0.5f)) + 1, kRefine.min_move_radius, kRefine.max_move_radius),
+              width = 2 * radius + 1;
     // The window starts on the side (out) or ends on it (in).
     const int samples = line_votes(luma, q[s], q[(s + 1) % 4], n, radius, out ? 0 : -2 * radius, scratch);
     if (samples == 0) return std::nullopt;
@@ -392,11 +535,12 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
         const bool peak = votes[k] >= votes[k - 1] && votes[k] >= votes[k + 1];
         // (Out, lines up to the window's end count, a pixel or two past
         // reach; in, reach is the limit.)
-        if (d < min_d || (!out && d > reach) || votes[k] < 0.4f * float(samples) || !peak) continue;
+        if (d < min_d || (!out && d > reach) || votes[k] < kRefine.line_votes_share * float(samples) || !peak)
+            continue;
         auto guess = side_shifted(q, lines, s, n, sign * d);
         if (!guess) continue;
-        Refinement r = refine_quad(luma, *guess, 2.0f, scratch);
-        if (!r.ok || r.support[s] < 0.4f) continue;
+        Refinement r = refine_quad(luma, *guess, kRefine.moved_refit_px, scratch);
+        if (!r.ok || r.support[s] < kRefine.moved_side_support) continue;
         if (out ? !moves_over_card(luma, chroma, q, s, d, scratch)
                 : !gives_up_no_card(luma, chroma, q, s, d, scratch))
             continue;
@@ -407,10 +551,10 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
 }
 
 // Whether the line side s of q lies on runs on past one of its corners: in
-// a stretch beyond the corner (kRunOnFrom to kRunOnTo of the side's
+// a stretch beyond the corner (run_on_from to run_on_to of the side's
 // length past it) the same step across the line as along the side (at
-// least kRunOnStep of its median step, of the same polarity) at
-// kRunOnShare of the places or more. A card's edge ends at its corners;
+// least run_on_step of its median step, of the same polarity) at
+// run_on_share of the places or more. A card's edge ends at its corners;
 // the edge of a sheet of paper, a page or a table under the card runs on
 // past one of them at least (past both but at the sheet's own corner).
 // The stretch and the share are the values of the search's test of the
@@ -419,20 +563,17 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
 // has luma, not the search's gradients, so it reads a step of the side's
 // own polarity where the search reads an edge along the line.
 bool runs_on_past_a_corner(const cv::Mat &luma, const Quad &q, int s) {
-    constexpr float kRunOnFrom = 0.03f, kRunOnTo = 0.18f;
-    constexpr float kProbe = 3.f;       // pixels either side of the line a step is read across
-    constexpr int kMinStep = 8;         // grey levels: a side with less has no edge to follow
-    constexpr double kRunOnStep = 0.5, kRunOnShare = 0.6;
-    constexpr int kPlaces = 12;
+    constexpr float from = kRefine.run_on_from, to = kRefine.run_on_to, probe = kRefine.run_on_probe_px;
+    constexpr int places = kRefine.run_on_places;
     const cv::Point2f a = q[s], b = q[(s + 1) % 4], d = b - a, n = outward_normal(q, s);
-    if (cv::norm(d) < 20) return false;
+    if (cv::norm(d) < kRefine.run_on_min_side_px) return false;
     // The step across the line at p (outside minus inside), the largest of
     // a few places across it of the given polarity (0: either); nullopt
     // beyond the frame.
     auto step_at = [&](cv::Point2f p, int polarity) -> std::optional<int> {
         std::optional<int> best;
-        for (int k = -2; k <= 2; ++k) {
-            const cv::Point2f c = p + n * float(k), i = c - n * kProbe, o = c + n * kProbe;
+        for (int k = -kRefine.run_on_across_px; k <= kRefine.run_on_across_px; ++k) {
+            const cv::Point2f c = p + n * float(k), i = c - n * probe, o = c + n * probe;
             const int xi = cvRound(i.x), yi = cvRound(i.y), xo = cvRound(o.x), yo = cvRound(o.y);
             if (std::min({xi, yi, xo, yo}) < 0 || std::max(xi, xo) >= luma.cols || std::max(yi, yo) >= luma.rows)
                 return std::nullopt;
@@ -442,25 +583,26 @@ bool runs_on_past_a_corner(const cv::Mat &luma, const Quad &q, int s) {
         }
         return best;
     };
-    std::array<int, kPlaces> own;
+    std::array<int, places> own;
     int n_own = 0;
-    for (int i = 0; i < kPlaces; ++i)
-        if (const auto v = step_at(a + d * (0.1f + 0.8f * (i + 0.5f) / kPlaces), 0)) own[n_own++] = *v;
-    if (n_own < kPlaces / 2) return false;
+    for (int i = 0; i < places; ++i)
+        if (const auto v = step_at(a + d * (kRefine.sample_from + kRefine.sample_span * (i + 0.5f) / places), 0))
+            own[n_own++] = *v;
+    if (n_own < places / 2) return false;
     std::nth_element(own.begin(), own.begin() + n_own / 2, own.begin() + n_own);
     const int median = own[n_own / 2];
-    if (std::abs(median) < kMinStep) return false;
+    if (std::abs(median) < kRefine.run_on_min_step) return false;
     const int polarity = median > 0 ? 1 : -1;
     auto runs_on = [&](cv::Point2f corner, cv::Point2f away) {
         int hits = 0, total = 0;
-        for (int i = 0; i < kPlaces / 2; ++i) {
-            const float t = kRunOnFrom + (kRunOnTo - kRunOnFrom) * (i + 0.5f) / (kPlaces / 2);
+        for (int i = 0; i < places / 2; ++i) {
+            const float t = from + (to - from) * (i + 0.5f) / (places / 2);
             const auto v = step_at(corner + away * t, polarity);
             if (!v) continue;
             ++total;
-            hits += *v * polarity >= kRunOnStep * std::abs(median);
+            hits += *v * polarity >= kRefine.run_on_step * std::abs(median);
         }
-        return total >= kPlaces / 4 && hits >= kRunOnShare * total;
+        return total >= places / 4 && hits >= kRefine.run_on_share * total;
     };
     return runs_on(a, -d) || runs_on(b, d);
 }
@@ -493,25 +635,27 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
     if (before <= kInconsistentCard) return std::nullopt;
     std::array<cv::Vec4f, 4> lines;
     for (int s = 0; s < 4; ++s) lines[s] = line_through(q[s], q[(s + 1) % 4]);
-    auto accept = [&](const Refinement &r) { return card_inconsistency(r.quad, size, focal) <= 0.7 * before; };
+    auto accept = [&](const Refinement &r) {
+        return card_inconsistency(r.quad, size, focal) <= kRefine.restore_gain * before;
+    };
     for (const float sign : {1.f, -1.f}) {  // out first: a card is the outermost outline
         std::optional<Refinement> restored;
         for (int s = 0; s < 4; ++s) {
             const cv::Point2f a = q[s], b = q[(s + 1) % 4];
             const cv::Point2f n = outward_normal(q, s);
             const float extent = distance_to(lines[(s + 2) % 4], (a + b) * 0.5f);
-            // Would moving this side make a card? (Coarse steps of 2 px, out
-            // to a quarter of the card, in to a fifth.)
-            const float reach = (sign > 0 ? 0.25f : 0.2f) * extent;
+            // Would moving this side make a card? (Coarse steps, out to
+            // restore_reach_out of the card, in to restore_reach_in.)
+            const float reach = (sign > 0 ? kRefine.restore_reach_out : kRefine.restore_reach_in) * extent;
             float at = 0;
             double least = before;
-            for (float d = 2; d <= reach; d += 2)
+            for (float d = kRefine.restore_step_px; d <= reach; d += kRefine.restore_step_px)
                 if (auto m = side_shifted(q, lines, s, n, sign * d))
                     if (double v = card_inconsistency(*m, size, focal); v < least) { least = v; at = d; }
-            if (at == 0 || least > 0.5 * before) continue;
-            // The lines that far and twice that far.
-            const float far = std::min(reach, 2.f * at + 3.f);
-            auto r = side_moved(luma, chroma, q, s, sign, 2.f, far, scratch, accept);
+            if (at == 0 || least > kRefine.restore_scan_gain * before) continue;
+            // The lines that far and about twice that far.
+            const float far = std::min(reach, kRefine.restore_far * at + kRefine.restore_far_px);
+            auto r = side_moved(luma, chroma, q, s, sign, kRefine.restore_min_move_px, far, scratch, accept);
             if (!r) continue;
             // Two sides that could each be moved to an edge and make a card:
             // the fingers behind the bottom edge as likely as the top's own
@@ -551,14 +695,17 @@ std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &
         const cv::Vec4f opposite = line_through(q[(s + 2) % 4], q[(s + 3) % 4]);
         const float extent = distance_to(opposite, (q[s] + q[(s + 1) % 4]) * 0.5f);
         const double before = card_inconsistency(q, size, focal);
-        // Moved back only as far as it came from, give or take 3 px; else
-        // out to the outermost line within a sixth of the card.
-        const float nearest = back ? std::max(2.f, (*back)[s] - 3.f) : std::max(3.f, 0.015f * extent);
-        const float furthest = back ? (*back)[s] + 3.f : 0.16f * extent;
+        // Moved back only about as far as it came from (held_back_slack_px);
+        // else out to the outermost line within widen_max_share of the card.
+        const float nearest = back ? std::max(kRefine.held_back_min_px, (*back)[s] - kRefine.held_back_slack_px)
+                                   : std::max(kRefine.widen_min_px, kRefine.widen_min_share * extent);
+        const float furthest = back ? (*back)[s] + kRefine.held_back_slack_px : kRefine.widen_max_share * extent;
         auto out = side_moved(luma, chroma, q, s, 1.f, nearest, furthest, scratch, [&](const Refinement &m) {
             // Not out onto the edge of something larger the card lies on.
             if (runs_on_past_a_corner(luma, m.quad, s)) return false;
-            if (card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before)) return true;
+            if (card_inconsistency(m.quad, size, focal) <=
+                std::max(kInconsistentCard, kRefine.widen_shape_slack * before))
+                return true;
             if (!refused[s]) refused[s] = line_through(m.quad[s], m.quad[(s + 1) % 4]);
             return false;
         });
@@ -582,9 +729,10 @@ std::optional<Refinement> widen_to_card_edge(const cv::Mat &luma, const Chroma &
         }
         if (meets && is_convex(guess)) {
             const double before = card_inconsistency(r.quad, size, focal);
-            Refinement m = refine_quad(luma, guess, 2.0f, scratch);
-            bool held = m.ok && card_inconsistency(m.quad, size, focal) <= std::max(kInconsistentCard, 1.5 * before);
-            for (int k = 0; k < 4 && held; ++k) held = !refused[k] || m.support[k] >= 0.4f;
+            Refinement m = refine_quad(luma, guess, kRefine.moved_refit_px, scratch);
+            bool held = m.ok && card_inconsistency(m.quad, size, focal) <=
+                                    std::max(kInconsistentCard, kRefine.widen_shape_slack * before);
+            for (int k = 0; k < 4 && held; ++k) held = !refused[k] || m.support[k] >= kRefine.moved_side_support;
             if (held) {
                 r = m;
                 widened = r;

@@ -17,16 +17,134 @@
 
 namespace cardvision {
 
-// Two quads of a search that share this much of their area (intersection
-// over union) are one object found twice: when the first does not hold,
-// neither does the second.
-static constexpr double kSameObject = 0.6;
-// How many of the search's best quads Tracker::find may try: the best and,
-// when it runs off the frame and does not hold, two more.
-static constexpr int kQuadsTried = 3;
-// A side is a clear step between two surfaces where at least this share
-// of the places along it differ across it (luma_step).
-static constexpr double kClearStep = 0.8;
+namespace {
+
+// The tolerances of following a card from frame to frame, in one place.
+// (Its cadences and gates, which Tracker's state is counted against, are
+// Tracker's constants in tracker.hpp.) Sizes in px are pixels of the frame;
+// a "width" is the card's mean width in the frame (mean_width).
+struct TrackParams {
+    // ---- Searching (Tracker::find, Tracker::locate) ----
+    // How many of the search's best quads Tracker::find may try: the best
+    // and, when it runs off the frame and does not hold, two more.
+    int quads_tried = 3;
+    // Two quads of a search that share this much of their area
+    // (intersection over union) are one object found twice: when the first
+    // does not hold, neither does the second.
+    double same_object = 0.6;
+    // The coarser look searches at 1/coarse_den of the search's size: a
+    // card held so near that it is out of focus has edges tens of pixels
+    // wide, which read as edges only at half the size.
+    int coarse_den = 2;
+    // A search's quad is fitted at full size within its expected corner
+    // error plus confirm_slack_px (px).
+    float confirm_slack_px = 2.0f;
+    // A card lost by the edge fit is searched for in its box grown by
+    // 1/local_margin_den of its width and height on every side.
+    int local_margin_den = 2;
+
+    // ---- The edge fit (Tracker::polish, Tracker::plausible) ----
+    // A second, narrow pass around the first fit within fine_radius_px
+    // (px) settles the sub-pixel edge.
+    float fine_radius_px = 3.0f;
+    // A quad with a side shorter than this (px) is too small to measure.
+    double min_side_px = 12;
+
+    // ---- Following the card (Tracker::track) ----
+    // Where the print moved the card, its edges are fitted within
+    // print_radius_px + print_radius_share of its width (px), kept from
+    // print_radius_min_px to print_radius_max_px: the print says where the
+    // card went, and the edges only settle it, within a few pixels, where
+    // a finger's edge cannot compete.
+    double print_radius_px = 3.0, print_radius_share = 0.01, print_radius_min_px = 4.0, print_radius_max_px = 10.0;
+    // With no print to follow, the edges are fitted around the constant-
+    // velocity guess within motion_radius_px + motion_radius_of_motion of
+    // the last frame's largest corner motion + motion_radius_share of the
+    // width (px), at most motion_radius_max_px: as wide as the motion.
+    double motion_radius_px = 6.0, motion_radius_of_motion = 0.5, motion_radius_share = 0.01,
+           motion_radius_max_px = 60.0;
+    // A quad only the print's motion stands for (a card whipped through
+    // the frame, its edges smeared) is reported with this confidence.
+    float print_only_confidence = 0.5f;
+    // Two frames further apart than this (s) are not one motion: the pose
+    // filters start afresh.
+    double max_frame_gap_s = 1.0;
+
+    // ---- Sides and the print (back_to_print, sides_off_print) ----
+    // How far a side may lie from where the print carried it:
+    // print_tolerance_px + print_tolerance_share of the width (px); the
+    // print's homography adds up a few tenths of a pixel of error a frame.
+    float print_tolerance_px = 2.0f, print_tolerance_share = 0.008f;
+    // At most this many sides outside the print are fitted again there
+    // (more: the print and the edges disagree about the whole card).
+    int max_sides_off_print = 2;
+    // How well a side refitted where the print put it must be supported to
+    // be an edge, not the print's guess (refine_quad's own threshold for a
+    // fitted side); how far the other sides may move meanwhile (px).
+    float side_on_edge = 0.3f, side_kept_px = 1.5f;
+    // A side the fit pulls in from the print's prediction by more than
+    // pulled_in_px + pulled_in_share of the width (px) is held out
+    // (hold_sides_pulled_in).
+    float pulled_in_px = 2.0f, pulled_in_share = 0.005f;
+
+    // ---- The re-check (Tracker::recheck, side_pulled_in) ----
+    // The neighbourhood searched: the card's box grown by
+    // recheck_margin_num / recheck_margin_den of its width and height on
+    // every side, searched at the whole frame's scale but on at least
+    // recheck_min_long_side px (of the downscaled image's long side).
+    int recheck_margin_num = 2, recheck_margin_den = 5, recheck_min_long_side = 160;
+    // Each confirmation multiplies the frames between re-checks by
+    // recheck_backoff, up to recheck_max_multiple times kRecheckFrames:
+    // the search costs as much as twenty tracked frames.
+    int recheck_backoff = 2, recheck_max_multiple = 8;
+    // A side is a clear step between two surfaces where at least this share
+    // of the places along it differ across it (luma_step).
+    double clear_step = 0.8;
+    // A quad is the tracked one with a side pulled in (pulls_a_side_in)
+    // when two adjacent corners lie within same_corner_share of the width
+    // (at least same_corner_px, px) of the tracked ones, and the moved side
+    // is a step clearer by step_gain (share of places) than the side it
+    // replaces.
+    float same_corner_px = 2.0f, same_corner_share = 0.015f;
+    double step_gain = 0.2;
+    // A re-check's quad replaces the tracked one when it encloses it (the
+    // tracked corners at most enclose_share of the width outside it); just
+    // back in view, also when they overlap by more than
+    // back_in_view_overlap (intersection over union): the same card with
+    // the side guessed beyond the frame put right.
+    float enclose_share = 0.02f;
+    double back_in_view_overlap = 0.85;
+
+    // ---- A quad that shrank onto the print (Tracker::shrank_onto_print) ----
+    // Within shrink_window_ns of the last card, a quad narrower than
+    // shrink_width of it and inside it (within shrink_margin of its width)
+    // is a box printed on it: a card does not shrink that fast.
+    int64_t shrink_window_ns = 500'000'000;
+    double shrink_width = 0.7;
+    float shrink_margin = 0.05f;
+
+    // ---- Pose and focal length (Tracker::poses_of, Tracker::measure) ----
+    // The focal length is estimated from quads tilted more than
+    // focal_min_tilt_deg (degrees), where perspective says something, and
+    // kept when within focal_min to focal_max of the configured one.
+    double focal_min_tilt_deg = 18, focal_min = 0.6, focal_max = 1.7;
+    // The pose filters' time step on a frame that starts a motion (s): one
+    // frame at 30 fps.
+    double first_step_s = 1.0 / 30;
+    // The median speed is of at most the newest speed_steps frame-to-frame
+    // steps (angular_speed): the speed window holds four or five at 30 fps,
+    // so this bounds only a camera above 100 fps.
+    size_t speed_steps = 16;
+
+    // ---- The still (Tracker::measure, keep_still_if_better) ----
+    // A front-on view's score is sharpness - glare - still_angle_cost per
+    // degree of yaw and pitch (a squarer view wins ties), and replaces the
+    // still only when better by more than still_margin.
+    double still_angle_cost = 0.005, still_margin = 0.01;
+};
+constexpr TrackParams kTrack{};
+
+}  // namespace
 
 static float ms_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<float, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -83,12 +201,12 @@ static std::array<float, 4> pulled_in(const Quad &guess, const Quad &fit) {
 }
 
 // Whether `candidate` (fitted at full size) is `tracked` with one side
-// pulled in: two adjacent corners within 1.5 % of the card's width of the
-// tracked ones, the other two inside the tracked quad, and the side they
-// moved a clearer step between two surfaces than the side it replaces. A
-// side the first search put on a line beside the card (a mortar joint in
-// line with the card's edge, read through a low bitrate's blocks) is
-// carried along by the print's motion and drifts further out, and a
+// pulled in: two adjacent corners within same_corner_share of the card's
+// width of the tracked ones, the other two inside the tracked quad, and the
+// side they moved a clearer step between two surfaces (step_gain) than the
+// side it replaces. A side the first search put on a line beside the card
+// (a mortar joint in line with the card's edge, read through a low
+// bitrate's blocks) is carried along by the print's motion and drifts further out, and a
 // re-check that ranks the card's own side above it may put it back. A box
 // printed inside the card is no such quad: the portrait frame or an inset
 // border moves all four corners. A band printed across the card (the 2003
@@ -97,7 +215,7 @@ static std::array<float, 4> pulled_in(const Quad &guess, const Quad &fit) {
 // step as the band's, and clearer than a line with card on both sides.
 static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Quad &tracked,
                             const std::array<double, 4> &tracked_steps) {
-    const float same = std::max(2.0f, 0.015f * float(mean_width(tracked)));
+    const float same = std::max(kTrack.same_corner_px, kTrack.same_corner_share * float(mean_width(tracked)));
     const std::vector<cv::Point2f> outline(tracked.begin(), tracked.end());
     std::array<bool, 4> kept{};
     for (int k = 0; k < 4; ++k) {
@@ -108,7 +226,7 @@ static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Qu
     for (int k = 0; k < 4; ++k) {
         const int next = (k + 1) % 4;
         if (kept[k] || kept[next] || !kept[(k + 2) % 4] || !kept[(k + 3) % 4]) continue;
-        return luma_step(luma, candidate, k) >= tracked_steps[k] + 0.2;
+        return luma_step(luma, candidate, k) >= tracked_steps[k] + kTrack.step_gain;
     }
     return false;
 }
@@ -125,18 +243,15 @@ static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Qu
 // just after a glare as well, such a replacement is as often a side moved
 // onto a background line.
 static bool replaces_on_recheck(const Quad &candidate, const Quad &tracked, bool back_in_view, cv::Size size) {
-    if (back_in_view && overlap(candidate, tracked) > 0.85) return true;
-    return encloses(candidate, tracked, 0.02f * float(mean_width(tracked))) &&
+    if (back_in_view && overlap(candidate, tracked) > kTrack.back_in_view_overlap) return true;
+    return encloses(candidate, tracked, kTrack.enclose_share * float(mean_width(tracked))) &&
            (!beyond_frame(candidate, size) || beyond_frame(tracked, size));
 }
 
-// How far a side may lie from where the print carried it (the print's
-// homography adds up a few tenths of a pixel of error a frame); how well a
-// side refitted there must be supported to be an edge, not the print's
-// guess (refine_quad's own threshold for a fitted side); how far the other
-// sides may move meanwhile (Tracker::back_to_print).
-static constexpr float kSideOnEdge = 0.3f, kSideKept = 1.5f;
-static float print_tolerance(const Quad &q) { return 2.0f + 0.008f * float(mean_width(q)); }
+// How far a side may lie from where the print carried it (px).
+static float print_tolerance(const Quad &q) {
+    return kTrack.print_tolerance_px + kTrack.print_tolerance_share * float(mean_width(q));
+}
 
 // Which sides of q lie further than print_tolerance outside `carried`'s,
 // and how many lie so far outside (out) and inside (in).
@@ -200,14 +315,14 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
     Refinement r = refine_quad(luma, guess, radius, refine_, trusted_guess);
     if (!r.ok) return std::nullopt;
     // A second, narrow pass around the first fit settles the sub-pixel edge.
-    Refinement fine = refine_quad(luma, r.quad, 3.0f, refine_, trusted_guess);
+    Refinement fine = refine_quad(luma, r.quad, kTrack.fine_radius_px, refine_, trusted_guess);
     if (fine.ok) r = fine;
     if (!plausible(r.quad, luma, focal)) return std::nullopt;
     return r;
 }
 
 bool Tracker::plausible(const Quad &q, const cv::Mat &luma, double focal) {
-    return card_shaped(q, cv::Size(luma.cols, luma.rows), focal) && min_side(q) >= 12;
+    return card_shaped(q, cv::Size(luma.cols, luma.rows), focal) && min_side(q) >= kTrack.min_side_px;
 }
 
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
@@ -248,14 +363,17 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     const FourthSide fourth = misses_ > 0 ? FourthSide::beyond_ends : FourthSide::at_ends;
     const cv::Size size(luma.cols, luma.rows);
     auto found =
-        detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth, kQuadsTried);
+        detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth,
+                    kTrack.quads_tried);
     if (fourth == FourthSide::at_ends && !found.empty() && !found[0].joined && beyond_frame(found[0].quad, size)) {
         auto further = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr,
-                                   FourthSide::beyond_ends, kQuadsTried);
+                                   FourthSide::beyond_ends, kTrack.quads_tried);
         if (!further.empty() && !beyond_frame(further[0].quad, size)) found = std::move(further);
     }
     const bool refused_before = std::exchange(cut_best_refused_, false);
-    auto confirm = [&](const Detection &d) { return polish(luma, d.quad, d.pixel_error + 2.0f, focal); };
+    auto confirm = [&](const Detection &d) {
+        return polish(luma, d.quad, d.pixel_error + kTrack.confirm_slack_px, focal);
+    };
     if (!found.empty() && !found[0].joined) {
         if (auto r = confirm(found[0])) return r;
         cut_best_refused_ = beyond_frame(found[0].quad, size);
@@ -263,7 +381,7 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
         for (size_t i = 1; i < found.size(); ++i) {
             const Quad &q = found[i].quad;
             if (std::any_of(found.begin(), found.begin() + long(i),
-                            [&](const Detection &refused) { return overlap(refused.quad, q) >= kSameObject; }))
+                            [&](const Detection &refused) { return overlap(refused.quad, q) >= kTrack.same_object; }))
                 break;
             if (auto r = confirm(found[i])) {
                 cut_best_refused_ = false;  // a card found: the next search starts afresh
@@ -276,8 +394,8 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // tens of pixels wide, which read as edges only at half the size. Such
     // a card is often cut by the frame or has something in front of part
     // of a side, so its sides may be looked for further on.
-    const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / 2, focal, glare_level_, nullptr,
-                                    FourthSide::scanned_beyond);
+    const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / kTrack.coarse_den, focal,
+                                    glare_level_, nullptr, FourthSide::scanned_beyond);
     // What the finer look found only on lines joined across a gap (a thumb
     // and a palm over one side of a light card) and the coarse look's best
     // are tried in the order of their rank: the coarse look had taken the
@@ -307,13 +425,14 @@ std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect 
     const Detection *best = !found.empty() && !found.front().incumbent ? &found.front() : nullptr;
     // (The further search costs as much as the re-check: only when a side
     // of the tracked quad is no clear step, as a side on a mortar joint.)
-    const bool weak_side = std::any_of(steps.begin(), steps.end(), [](double s) { return s >= 0 && s < kClearStep; });
+    const bool weak_side =
+        std::any_of(steps.begin(), steps.end(), [](double s) { return s >= 0 && s < kTrack.clear_step; });
     if (!best && weak_side) {
         further = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &tracked, FourthSide::beyond_ends);
         if (!further.empty() && !further.front().incumbent) best = &further.front();
     }
     if (!best) return std::nullopt;
-    auto r = polish(luma, best->quad, best->pixel_error + 2.0f, focal);
+    auto r = polish(luma, best->quad, best->pixel_error + kTrack.confirm_slack_px, focal);
     if (!r) return std::nullopt;
     // The further search may close the whole card round a box printed on
     // it (a card-shaped panel of the print, its top on the header's rule):
@@ -328,14 +447,14 @@ std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect 
 }
 
 std::optional<Refinement> Tracker::confirm_near(const cv::Mat &luma, const Detection &d, double focal) {
-    if (auto r = polish(luma, d.quad, d.pixel_error + 2.0f, focal)) return r;
+    if (auto r = polish(luma, d.quad, d.pixel_error + kTrack.confirm_slack_px, focal)) return r;
     // Edges spread over tens of pixels have no step steep enough to fit at
     // full size: they are fitted at half size (a pixel there is the mean of
     // four, centred at 2x + 0.5), where they are half as wide.
     cv::resize(luma, half_luma_, cv::Size(luma.cols / 2, luma.rows / 2), 0, 0, cv::INTER_AREA);
     Quad guess;
     for (int i = 0; i < 4; ++i) guess[i] = (d.quad[i] - cv::Point2f(0.5f, 0.5f)) * 0.5f;
-    auto r = polish(half_luma_, guess, d.pixel_error * 0.5f + 2.0f, focal * 0.5);
+    auto r = polish(half_luma_, guess, d.pixel_error * 0.5f + kTrack.confirm_slack_px, focal * 0.5);
     if (!r) return std::nullopt;
     for (auto &p : r->quad) p = p * 2.0f + cv::Point2f(0.5f, 0.5f);
     return r;
@@ -353,7 +472,8 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     if (carried_ && moved && flow_.firm()) carried_ = flow_.carry(*carried_);
     else carried_.reset();
     if (moved) {
-        const float radius = float(std::clamp(3.0 + 0.01 * mean_width(quad_), 4.0, 10.0));
+        const float radius = float(std::clamp(kTrack.print_radius_px + kTrack.print_radius_share * mean_width(quad_),
+                                              kTrack.print_radius_min_px, kTrack.print_radius_max_px));
         if (auto r = polish(luma, *moved, radius, focal, flow_.firm())) {
             if (flow_.firm()) {
                 if (auto held = hold_sides_pulled_in(luma, *moved, *r, focal)) return held;
@@ -367,7 +487,7 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
         if (flow_.firm() && plausible(*moved, luma, focal)) {
             Refinement r;
             r.quad = *moved;
-            r.confidence = 0.5f;
+            r.confidence = kTrack.print_only_confidence;
             r.ok = true;
             return r;
         }
@@ -383,7 +503,9 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
             motion = std::max(motion, cv::norm(v));
         }
     }
-    const float radius = float(std::clamp(6.0 + 0.5 * motion + 0.01 * mean_width(quad_), 6.0, 60.0));
+    const float radius = float(std::clamp(kTrack.motion_radius_px + kTrack.motion_radius_of_motion * motion +
+                                              kTrack.motion_radius_share * mean_width(quad_),
+                                          kTrack.motion_radius_px, kTrack.motion_radius_max_px));
     return polish(luma, predicted, radius, focal);
 }
 
@@ -400,7 +522,7 @@ std::optional<Refinement> Tracker::back_to_print(const cv::Mat &luma, const Refi
     // leaving a line the search had put a side on; the fit stands.)
     if (!carried_) return std::nullopt;
     const OffPrint off = sides_off_print(*carried_, fit.quad);
-    if (off.out == 0 || off.out > 2 || off.in > 0) return std::nullopt;
+    if (off.out == 0 || off.out > kTrack.max_sides_off_print || off.in > 0) return std::nullopt;
     auto r = polish(luma, *carried_, print_tolerance(*carried_), focal, true);
     if (!r) return std::nullopt;
     if (const OffPrint again = sides_off_print(*carried_, r->quad); again.out > 0 || again.in > 0) return std::nullopt;
@@ -411,7 +533,8 @@ std::optional<Refinement> Tracker::back_to_print(const cv::Mat &luma, const Refi
     // 10 px off a card held by its left edge, and kept it there).
     const auto moved = pulled_in(fit.quad, r->quad);
     for (int k = 0; k < 4; ++k)
-        if (off.outside[k] ? r->support[k] < kSideOnEdge : std::abs(moved[k]) > kSideKept) return std::nullopt;
+        if (off.outside[k] ? r->support[k] < kTrack.side_on_edge : std::abs(moved[k]) > kTrack.side_kept_px)
+            return std::nullopt;
     return r;
 }
 
@@ -431,7 +554,7 @@ std::optional<Refinement> Tracker::hold_sides_pulled_in(const cv::Mat &luma, con
     // otherwise held there (the band between passes for card), and there
     // the fit's quad is the card-shaped one.
     std::array<float, 4> back = pulled_in(predicted, fit.quad);
-    const float tolerance = 2.0f + 0.005f * float(mean_width(quad_));
+    const float tolerance = kTrack.pulled_in_px + kTrack.pulled_in_share * float(mean_width(quad_));
     bool any = false, only_widened = true;
     for (int k = 0; k < 4; ++k) {
         if (back[k] <= tolerance) back[k] = 0;
@@ -515,7 +638,7 @@ Tracker::Located Tracker::locate(const FrameView &f) {
         // Local search around where the card was.
         StageTimer timer(stages_.search);
         cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(quad_.begin(), quad_.end()));
-        int mx = box.width / 2, my = box.height / 2;
+        int mx = box.width / kTrack.local_margin_den, my = box.height / kTrack.local_margin_den;
         cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
         found.fit = search(f.luma, roi, f.focal);
     }
@@ -537,18 +660,21 @@ void Tracker::recheck(const FrameView &f, Located &found) {
     StageTimer timer(stages_.recheck);
     since_recheck_ = 0;
     cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(found.fit->quad.begin(), found.fit->quad.end()));
-    const int mx = box.width * 2 / 5, my = box.height * 2 / 5;
+    const int mx = box.width * kTrack.recheck_margin_num / kTrack.recheck_margin_den,
+              my = box.height * kTrack.recheck_margin_num / kTrack.recheck_margin_den;
     const cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
     // At the scale the whole frame is searched at (the card was found
     // there; the neighbourhood at a finer scale cost four times more).
-    const int long_side = std::max(160, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
-                                            std::max(size.width, size.height)));
+    const int long_side =
+        std::max(kTrack.recheck_min_long_side, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
+                                                   std::max(size.width, size.height)));
     // (Only the best-ranked quad may replace the card being followed.)
     const auto d = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &found.fit->quad);
     const bool encloses_it =
         !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found.fit->quad, back_in_view, size);
-    const auto better = encloses_it ? polish(luma, d.front().quad, d.front().pixel_error + 2.0f, focal)
-                                    : side_pulled_in(luma, roi, long_side, focal, d, found.fit->quad);
+    const auto better = encloses_it
+                            ? polish(luma, d.front().quad, d.front().pixel_error + kTrack.confirm_slack_px, focal)
+                            : side_pulled_in(luma, roi, long_side, focal, d, found.fit->quad);
     found.confirmed = !d.empty() && d.front().incumbent;
     if (better) {
         found.fit = better;
@@ -562,7 +688,8 @@ void Tracker::recheck(const FrameView &f, Located &found) {
         // costs as much as twenty tracked frames. Not the first after a
         // side was pulled in: that side may still be short of the
         // card's edge, and a side that went out once drifts out again.
-        recheck_every_ = std::min(2 * recheck_every_, 8 * kRecheckFrames);
+        recheck_every_ =
+            std::min(kTrack.recheck_backoff * recheck_every_, kTrack.recheck_max_multiple * kRecheckFrames);
     }
 }
 
@@ -590,8 +717,9 @@ bool Tracker::shrank_onto_print(const Quad &q, int64_t pts_ns) const {
     // much smaller quad inside where it just was is a box printed on it
     // (the card itself is leaving the frame, or hidden for a moment).
     // (quad_ and last_pts_ keep the last card found through a loss.)
-    return has_recent_ && pts_ns - last_pts_ < 500'000'000 && mean_width(q) < 0.7 * mean_width(quad_) &&
-           encloses(quad_, q, 0.05f * float(mean_width(quad_)));
+    return has_recent_ && pts_ns - last_pts_ < kTrack.shrink_window_ns &&
+           mean_width(q) < kTrack.shrink_width * mean_width(quad_) &&
+           encloses(quad_, q, kTrack.shrink_margin * float(mean_width(quad_)));
 }
 
 void Tracker::correct_sides(const FrameView &f, Located &found) {
@@ -656,7 +784,7 @@ Tracker::Motion Tracker::commit(const FrameView &f, const Located &found, int64_
     const Quad q = found.fit->quad;
     Motion motion;
     motion.dt = tracking_ ? double(pts_ns - last_pts_) * 1e-9 : 0.0;
-    motion.continuous = tracking_ && motion.dt > 0 && motion.dt < 1.0;
+    motion.continuous = tracking_ && motion.dt > 0 && motion.dt < kTrack.max_frame_gap_s;
     if (tracking_) {
         prev_quad_ = quad_;
         has_prev_quad_ = true;
@@ -683,9 +811,9 @@ PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
     const Pose &pose_cfg = at_cfg.best();
     if (config_.estimate_focal && pose_cfg.ok && !f.washed_out) {
         const double tilt = std::acos(std::cos(pose_cfg.yaw * kPi / 180) * std::cos(pose_cfg.pitch * kPi / 180)) * 180 / kPi;
-        if (tilt > 18)
+        if (tilt > kTrack.focal_min_tilt_deg)
             if (auto implied = focal_from_quad(q, size))
-                if (*implied > 0.6 * focal_cfg && *implied < 1.7 * focal_cfg)
+                if (*implied > kTrack.focal_min * focal_cfg && *implied < kTrack.focal_max * focal_cfg)
                     if (card_inconsistency(q, size, *implied) < kFocalFit) focal_.add(*implied);
     }
     if (focal == focal_cfg) return at_cfg;
@@ -729,7 +857,7 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
         pitch_f_.reset();
         roll_f_.reset();
     }
-    const double step = continuous ? dt : 1.0 / 30;
+    const double step = continuous ? dt : kTrack.first_step_s;
     const double yaw = yaw_f_.filter(pose.yaw, step), pitch = pitch_f_.filter(pose.pitch, step),
                  roll = roll_f_.filter(pose.roll, step);
     if (!continuous) {
@@ -776,15 +904,15 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
 
     if (std::abs(yaw) < config_.front_max_deg && std::abs(pitch) < config_.front_max_deg && !out.touches_border) {
         // Sharp beats blurred, glare costs, and a squarer view wins ties.
-        const double score = ph.sharpness - ph.glare - 0.005 * (std::abs(yaw) + std::abs(pitch));
+        const double score = ph.sharpness - ph.glare - kTrack.still_angle_cost * (std::abs(yaw) + std::abs(pitch));
         keep_still_if_better(image, q, score, pts_ns);
     }
 }
 
 double Tracker::angular_speed() const {
     // Over the last kSpeedWindowNs, two ways, and the lower one counts. A
-    // turn too fast keeps up its speed for that long (a whip measured
-    // 200-370 degrees/s on the development set), so it is fast both ways.
+    // turn too fast keeps up its speed for that long (a whip turns a card at
+    // a few hundred degrees/s), so it is fast both ways.
     //   - From the oldest pose to the newest: a pose that is wrong for a
     //     frame or two (a blurred edge in a fast shift) moves the angles
     //     back and forth, and measured from frame to frame it had read as
@@ -792,17 +920,16 @@ double Tracker::angular_speed() const {
     //   - The median of the frame-to-frame speeds, of the poses as
     //     measured: a nearly front-on card has two poses that project to
     //     almost the same quad (the planar ambiguity: yaw -9, pitch +7
-    //     against yaw +10, pitch -6 on thumb-palm-light-desk, reprojection
-    //     errors 2.9 and 3.0 px), and when the better of the two changes,
-    //     the pose steps 20 degrees in one frame while the quad moves half
-    //     a pixel. That step is one frame's speed; the median ignores it.
+    //     against yaw +10, pitch -6, reprojection errors 2.9 and 3.0 px),
+    //     and when the better of the two changes, the pose steps 20
+    //     degrees in one frame while the quad moves half a pixel. That step
+    //     is one frame's speed; the median ignores it.
     const PoseSample &then = pose_history_.front(), &now = pose_history_.back();
     if (now.pts_ns <= then.pts_ns) return 0;
     auto distance = [](double dy, double dp, double dr) { return std::sqrt(dy * dy + dp * dp + dr * dr); };
     const double overall = distance(now.yaw - then.yaw, now.pitch - then.pitch, now.roll - then.roll) /
                            (double(now.pts_ns - then.pts_ns) * 1e-9);
-    // Four or five steps at 30 fps; above 100 fps, the newest sixteen.
-    std::array<double, 16> rates;
+    std::array<double, kTrack.speed_steps> rates;
     size_t n = 0;
     for (size_t k = pose_history_.size() - 1; k >= 1 && n < rates.size(); --k) {
         const PoseSample &a = pose_history_[k - 1], &b = pose_history_[k];
@@ -815,7 +942,7 @@ double Tracker::angular_speed() const {
 }
 
 void Tracker::keep_still_if_better(const hkcv_image &image, const Quad &q, double score, int64_t pts) {
-    if (still_ && score <= still_score_ + 0.01) return;
+    if (still_ && score <= still_score_ + kTrack.still_margin) return;
     // A copy of the card's pixels, not yet the still: most candidates are
     // replaced by a better view before anyone asks for one, and warping
     // each (856 x 540, three planes) cost a sixth of a 720p replay.
