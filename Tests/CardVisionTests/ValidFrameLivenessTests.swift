@@ -103,7 +103,9 @@ import Testing
     }
 
     /// The rule itself: the near frames are counted as tracked but add
-    /// nothing to the material's statistics (before it, all 48 fed them).
+    /// nothing to the material's statistics, the optically variable print's
+    /// poses included (a quad reaching past the frame rasters the background
+    /// into its cells).
     @Test func nearCutFramesDoNotFeedTheMaterialStatistics() {
         let frames = Self.nearFirstSession()
         let tracker = Tracker(cardType: HKCV_CARD_2018)
@@ -116,6 +118,8 @@ import Testing
         #expect(l.frames == Int32(tracked))
         #expect(l.material_frames == 0, "no near frame judged: \(LivenessEvidenceTests.describe(l))")
         #expect(l.black_level < 0 && l.chroma < 0, "\(LivenessEvidenceTests.describe(l))")
+        let posed = withUnsafeBytes(of: l.pose_frames) { Array($0.bindMemory(to: Int32.self)) }
+        #expect(posed.allSatisfy { $0 == 0 }, "near frames binned by pose: \(posed)")
     }
 
     /// The widths that bound the material frames are the configuration's

@@ -204,7 +204,8 @@ typedef enum hkcv_pose_bin {
 
 typedef struct hkcv_liveness {
     int frames;                 /* tracked frames measured */
-    int pose_frames[HKCV_POSE_BINS]; /* of which in each pose bin (frames between bins count in none) */
+    int pose_frames[HKCV_POSE_BINS]; /* of the frames that show the material (material_frames), those in
+                                        each pose bin (frames between bins count in none) */
     float ovi_shift;            /* optically variable print: the largest change of a card area's colour
                                    (Cb/Cr distance, after removing the whole card's shift) between two pose
                                    bins holding at least 2 frames each; -1 when fewer than two such bins */
@@ -222,8 +223,8 @@ typedef struct hkcv_liveness {
     float fine_print;           /* mean absolute Laplacian of the rectified luma over its 2nd-98th percentile
                                    range, median over front-on frames: a copy or a re-filmed screen loses the
                                    finest print; -1 before the first front-on frame */
-    int material_frames;        /* of the frames, those that show the card's material and feed chroma and
-                                   black_level: the whole card inside the frame (corners 2 % in from its
+    int material_frames;        /* of the frames, those that show the card's material and feed chroma,
+                                   black_level and the optically variable print's pose bins: the whole card inside the frame (corners 2 % in from its
                                    border), its width within hkcv_config's material_min_width and
                                    material_max_width, glare within material_max_glare. A card cut by the frame, held too near
                                    or too far, or under a reflection says nothing about its black or colour */

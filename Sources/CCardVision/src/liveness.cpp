@@ -193,7 +193,8 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     // Only frames that show the material (shows_material) count: a
     // reflection over the card veils its black and washes out its colour,
     // a card cut by the frame is out of focus, a far one is too few pixels.
-    if (shows_material(q, cv::Size(image.width, image.height), glare)) {
+    const bool material = shows_material(q, cv::Size(image.width, image.height), glare);
+    if (material) {
         ++material_frames_;
         black_.push_back(black_above_floor(p1, p98, darkest_in_view(luma, limited)));
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
@@ -215,7 +216,11 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
         cv::Laplacian(inner, lap_, CV_16S);
         fine_print_.push_back(float(cv::mean(cv::abs(lap_))[0] / double(p98 - p2)));
     }
-    if (bin < 0) return;
+    // The optically variable print is compared between poses on the same
+    // frames: a quad reaching past the frame (part of it guessed) rasters
+    // the background into its cells, and a reflection tints them as it
+    // moves, which a glossy copy would pass for a hologram.
+    if (bin < 0 || !material) return;
     cv::Mat cells_cb, cells_cr;
     cv::resize(cb, cells_cb, cv::Size(kCols, kRows), 0, 0, cv::INTER_AREA);
     cv::resize(cr, cells_cr, cv::Size(kCols, kRows), 0, 0, cv::INTER_AREA);
