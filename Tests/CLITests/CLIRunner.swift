@@ -91,9 +91,20 @@ enum CLI {
                    stderr: try String(contentsOfFile: errPath, encoding: .utf8))
     }
 
+    /// A new directory for one test's files, under `scratchRoot`.
     static func temporaryDirectory() throws -> String {
-        let path = NSTemporaryDirectory() + "hkid-cli-\(UUID().uuidString.prefix(8))"
+        let path = scratchRoot + "/\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
+
+    /// One directory for this test process, removed when it exits: a run
+    /// leaves nothing behind, whether a test cleans up after itself or
+    /// fails half-way.
+    static let scratchRoot: String = {
+        let path = NSTemporaryDirectory() + "hkid-cli-tests-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: CLI.scratchRoot) }
+        return path
+    }()
 }

@@ -4,9 +4,11 @@ import HKIDMedia
 /// Small videos made on the spot with the real encoder, so the decoding
 /// tests need no binary fixtures and cover VideoWriter as well.
 enum Fixtures {
+    /// This test process's directory, removed when it exits.
     static let directory: String = {
         let path = NSTemporaryDirectory() + "hkid-media-tests-\(getpid())"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: Fixtures.directory) }
         return path
     }()
 

@@ -20,11 +20,22 @@ final class StationProcess: @unchecked Sendable {
     static func sample(_ name: String) -> String { repository.appendingPathComponent("samples/\(name)").path }
     static func fixture(_ name: String) -> String { repository.appendingPathComponent("Tests/Fixtures/\(name)").path }
 
+    /// A new directory for one test's files, under `scratchRoot`.
     static func temporaryDirectory() -> String {
-        let path = NSTemporaryDirectory() + "hkid-station-test-\(UUID().uuidString.prefix(8))"
+        let path = scratchRoot + "/\(UUID().uuidString.prefix(8))"
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         return path
     }
+
+    /// One directory for this test process, removed when it exits: a run
+    /// leaves nothing behind, whether a test cleans up after itself or
+    /// fails half-way.
+    static let scratchRoot: String = {
+        let path = NSTemporaryDirectory() + "hkid-station-tests-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        atexit { try? FileManager.default.removeItem(atPath: StationProcess.scratchRoot) }
+        return path
+    }()
 
     let dataDirectory: String
     let arguments: [String]
