@@ -99,7 +99,7 @@ public enum LivenessMode: String, Sendable, Hashable, CaseIterable, Codable {
 public struct LivenessThresholds: Sendable, Hashable, Codable {
     /// A genuine card has optically variable print: some area's colour moves
     /// at least this much (levels at a white of 200) between poses.
-    public var opticallyVariableShift: Double = 6
+    public var opticallyVariableShift: Double = 10
     /// A card whose darkest print is lifted above the darkest level in view
     /// by more than this share of the way to its white is a screen (or a
     /// print) re-filmed.

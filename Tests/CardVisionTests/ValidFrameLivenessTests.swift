@@ -14,12 +14,12 @@ import Testing
     /// side (0.8 of the view wide, its centre at a third) and the camera
     /// cannot focus on it (a blur of 3 px at 960x540), for 1.6 s; then
     /// backed off to a third of the view, centred, and turned as the flow asks.
-    static func nearFirstSession(seed: UInt64 = 38, farFirst: Bool = false) -> [Frame] {
+    static func nearFirstSession(seed: UInt64 = 38, farFirst: Bool = false, farWidth: Double = 0.16) -> [Frame] {
         let scenes = Scenes(seed: seed)
         var s = scenes.scene(width: 960, height: 540)
         s.card_type = CR_CARD_2018
         s.roll_deg = 1.5
-        let near = Scenes.distance(forWidthRatio: farFirst ? 0.16 : 0.8, scene: s)
+        let near = Scenes.distance(forWidthRatio: farFirst ? farWidth : 0.8, scene: s)
         let right = Scenes.distance(forWidthRatio: 0.34, scene: s)
         let start = farFirst ? 479.5 : 330.0, focus = farFirst ? 0.0 : 3.0
         var frames: [Frame] = []
@@ -120,6 +120,22 @@ import Testing
         #expect(l.black_level < 0 && l.chroma < 0, "\(LivenessEvidenceTests.describe(l))")
         let posed = withUnsafeBytes(of: l.pose_frames) { Array($0.bindMemory(to: Int32.self)) }
         #expect(posed.allSatisfy { $0 == 0 }, "near frames binned by pose: \(posed)")
+    }
+
+    /// A far card (0.22 of the view, under FAR's 0.25) is not read for a
+    /// screen's grid: its fine periodic print shrinks onto the grid's
+    /// periods (a genuine render first held far read 25.7, above the
+    /// threshold, over those frames).
+    @Test func farFramesDoNotFeedTheScreenGrid() {
+        let frames = Self.nearFirstSession(farFirst: true, farWidth: 0.22)
+        let tracker = Tracker(cardType: HKCV_CARD_2018)
+        var tracked = 0
+        for (index, f) in frames.prefix(48).enumerated()
+            where tracker.process(f, pts: Int64(index) * 33_333_333).found != 0 { tracked += 1 }
+        var l = hkcv_liveness()
+        #expect(hkcv_tracker_liveness(tracker.handle, &l) == HKCV_OK)
+        #expect(tracked >= 30, "the far card is followed (\(tracked) of 48 frames)")
+        #expect(l.grid_frames == 0 && l.screen_grid < 0, "\(LivenessEvidenceTests.describe(l))")
     }
 
     /// The widths that bound the material frames are the configuration's

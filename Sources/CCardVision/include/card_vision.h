@@ -235,7 +235,7 @@ typedef struct hkcv_liveness {
                                    a re-filmed screen leaves moire. -1 before the first measured frame */
     int grid_frames;            /* tracked frames the screen grid was measured on (one in three for the
                                    first 30, then one in twelve; the card's middle at least 64 pixels and
-                                   inside the frame) */
+                                   inside the frame, the card no narrower than material_min_width) */
 } hkcv_liveness;
 
 /* The evidence gathered since the last reset. */

@@ -206,9 +206,11 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     }
     // The screen's grid on some tracked frames (kGridEvery), whether or not it
     // shows the material: a screen's outline followed as a near card (cut
-    // by the frame) still has the screen in its middle, and a blurred or
-    // far card only loses peaks (a far one is too small to be measured).
-    if (frames_ % (grid_.size() < size_t(kGridDense) ? kGridEvery : kGridSparseEvery) == 1)
+    // by the frame) still has the screen in its middle, and a blurred card
+    // only loses peaks. Not on a far card: its fine periodic print (the
+    // guilloche) shrinks onto the grid's periods of 2-11 camera pixels.
+    const bool far = mean_width(q) < min_width_ * image.width;
+    if (!far && frames_ % (grid_.size() < size_t(kGridDense) ? kGridEvery : kGridSparseEvery) == 1)
         if (const float peak = screen_grid_peak(luma, q); peak >= 0) grid_.push_back(peak);
 
     const int bin = pose_bin(yaw, pitch);
