@@ -246,15 +246,16 @@ static std::array<float, 4> pulled_in(const Quad &guess, const Quad &fit) {
 // pulled in: two adjacent corners within same_corner_share of the card's
 // width of the tracked ones, the other two inside the tracked quad, and the
 // side they moved a clearer step between two surfaces (step_gain) than the
-// side it replaces. A side the first search put on a line beside the card
+// side it replaces. A side a first search puts on a line beside the card
 // (a mortar joint in line with the card's edge, read through a low
-// bitrate's blocks) is carried along by the print's motion and drifts further out, and a
-// re-check that ranks the card's own side above it may put it back. A box
-// printed inside the card is no such quad: the portrait frame or an inset
-// border moves all four corners. A band printed across the card (the 2003
-// card's header) keeps two, and a line printed along a side may outrank
-// the card's edge under a thumb; but the card's own edge is as clear a
-// step as the band's, and clearer than a line with card on both sides.
+// bitrate's blocks) is carried along by the print's motion and drifts
+// further out, and a re-check that ranks the card's own side above it may
+// put it back. A box printed inside the card is no such quad: the portrait
+// frame or an inset border moves all four corners. A band printed across
+// the card (the 2003 card's header) keeps two, and a line printed along a
+// side may outrank the card's edge under a thumb; but the card's own edge
+// is as clear a step as the band's, and clearer than a line with card on
+// both sides.
 static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Quad &tracked,
                             const std::array<double, 4> &tracked_steps) {
     const float same = std::max(kTrack.same_corner_px, kTrack.same_corner_share * float(mean_width(tracked)));
@@ -278,12 +279,12 @@ static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Qu
 // card ranks lower than the boxes printed on it, and those must not take
 // over. Nor one that runs off the frame round a card all in view: a box of
 // a brick wall whose bottom is guessed beyond the frame can outrank a card
-// half in a shadow, and the card is then lost. Just back in view, one that nearly
-// coincides with it may too: the same card with the side that was guessed
-// beyond the frame put right (the print's motion carries a wrong guess
-// along, and the edge fit looks only a few pixels from it). At other times,
-// just after a glare as well, such a replacement is as often a side moved
-// onto a background line.
+// half in a shadow, and the card is then lost. Just back in view, one that
+// nearly coincides with it may too: the same card with the side that was
+// guessed beyond the frame put right (the print's motion carries a wrong
+// guess along, and the edge fit looks only a few pixels from it). At other
+// times, just after a glare as well, such a replacement is as often a side
+// moved onto a background line.
 static bool replaces_on_recheck(const Quad &candidate, const Quad &tracked, bool back_in_view, cv::Size size) {
     if (back_in_view && overlap(candidate, tracked) > kTrack.back_in_view_overlap) return true;
     return encloses(candidate, tracked, kTrack.enclose_share * float(mean_width(tracked))) &&
@@ -443,9 +444,10 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
                                     glare_level_, nullptr, FourthSide::scanned_beyond);
     // What the finer look found only on lines joined across a gap (a thumb
     // and a palm over one side of a light card) and the coarse look's best
-    // are tried in the order of their rank: the coarse look had taken the
-    // palm behind such a card, and the joined lines a quad 30-100 px off a
-    // card the coarse look finds exactly.
+    // are tried in the order of their rank, since either can be the wrong
+    // one: the coarse look can take the palm behind such a card, and the
+    // joined lines can close a quad tens of pixels off a card that the
+    // coarse look finds exactly.
     const Detection *joined = found.empty() ? nullptr : &found[0];
     const Detection *near = coarse.empty() ? nullptr : &coarse[0];
     if (joined && (!near || joined->rank >= near->rank)) {
@@ -573,9 +575,10 @@ std::optional<Refinement> Tracker::back_to_print(const cv::Mat &luma, const Refi
     if (const OffPrint again = sides_off_print(*carried_, r->quad); again.out > 0 || again.in > 0) return std::nullopt;
     // The sides that were out moved onto an edge where the print says they
     // are (not the print's guess kept for a side under a thumb), and only
-    // they moved: the print's quad is right to a pixel or two, a side under
-    // a thumb is the fit's to keep (taking the print's there put a side
-    // 10 px off a card held by its left edge, and kept it there).
+    // they moved: the print's quad is right to a pixel or two, but a side
+    // under a thumb is the fit's to keep (there the refit keeps the print's
+    // guess, which can lie several pixels off the hidden edge, and every
+    // later frame would be held to it).
     const auto moved = pulled_in(fit.quad, r->quad);
     for (int k = 0; k < 4; ++k)
         if (off.outside[k] ? r->support[k] < kTrack.side_on_edge : std::abs(moved[k]) > kTrack.side_kept_px)
@@ -589,15 +592,16 @@ std::optional<Refinement> Tracker::hold_sides_pulled_in(const cv::Mat &luma, con
     // the rule a side was widened from) is a stronger step than the edge
     // against the desk, and of the other polarity on its outer side: the
     // edge fit takes the side over to it a frame later, or as the card
-    // turns (on a card with an inset border line the right side slid onto
-    // it and stayed there for a hundred frames, the focal length estimate
-    // growing 10 % to make the narrow quad a card). A side the fit pulls in
-    // goes back out to where the print put it, when there is card between
-    // (a few fits, only when it happens). A side the search had widened,
-    // always; any other, when that leaves the outline no less a card's than
-    // the fit's: a side that had slid out onto a light wall's mortar was
-    // otherwise held there (the band between passes for card), and there
-    // the fit's quad is the card-shaped one.
+    // turns. Nothing then pulls the side back out: each frame's fit starts
+    // from the last one moved by the print, so the side stays on the line
+    // while the card is followed, and the focal length estimate grows to
+    // make the narrowed quad a card. A side the fit pulls in goes back out
+    // to where the print put it, when there is card between (a few fits,
+    // only when it happens). A side the search had widened, always; any
+    // other, only when that leaves the outline no less a card's than the
+    // fit's: a side that slid out onto a light wall's mortar would
+    // otherwise be held there (the band between passes for card), and
+    // there the fit's quad is the card-shaped one.
     std::array<float, 4> back = pulled_in(predicted, fit.quad);
     const float tolerance = kTrack.pulled_in_px + kTrack.pulled_in_share * float(mean_width(quad_));
     bool any = false, only_widened = true;
@@ -709,7 +713,7 @@ void Tracker::recheck(const FrameView &f, Located &found) {
               my = box.height * kTrack.recheck_margin_num / kTrack.recheck_margin_den;
     const cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
     // At the scale the whole frame is searched at (the card was found
-    // there; the neighbourhood at a finer scale cost four times more).
+    // there; the neighbourhood at a finer scale costs four times as much).
     const int long_side =
         std::max(kTrack.recheck_min_long_side, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                    std::max(size.width, size.height)));
@@ -808,10 +812,10 @@ Tracker::Motion Tracker::commit(const FrameView &f, const Located &found, int64_
     // The print carries the card on from where a re-check confirmed it
     // (the search ranked it first), for a few seconds; then from this
     // frame's fit if it still agrees (the print's own error adds up). A
-    // quad just found is not yet to be held to: the first search had put
-    // a side on a mortar joint beside the card, the print carried that
-    // error along, and holding the fit to it kept the side 10 px off after
-    // the fit had left the joint by itself.
+    // quad just found is not yet to be held to: a search may put a side on
+    // a line beside the card (a mortar joint), the print carries that
+    // error along, and holding the fit to it would keep the side off the
+    // card's edge after the fit has left the line by itself.
     if (found.confirmed) {
         carried_ = found.fit->quad;
         carried_frames_ = 0;
@@ -869,15 +873,15 @@ PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
 
 Pose Tracker::turning_pose(const PoseSolutions &s) const {
     // The better-fitting of the two poses a quad allows changes with a
-    // fraction of a pixel when both fit (a small or front-on card): a
-    // lanyard badge 146 px wide, its quad still to half a pixel, measured
-    // yaw 8 / pitch 1 and yaw -29 / pitch 22 by turns, which read as a turn
-    // at 200 degrees/s. The speed follows one of the two while the other
-    // fits about as well: the one nearer the last frame's. A card turns
-    // smoothly, and once it has turned far enough the other pose no longer
-    // fits. (The pose reported stays the better-fitting one: held to one
-    // of the two, a front-on card read yaw -7 for a second where the
-    // better-fitting pose swung about 0.)
+    // fraction of a pixel when both fit (a small or front-on card): a card
+    // about 150 px wide whose quad is still to half a pixel can alternate
+    // between two poses 30-40 degrees apart, which reads as a turn at
+    // hundreds of degrees/s. The speed follows one of the two while the
+    // other fits about as well: the one nearer the last frame's. A card
+    // turns smoothly, and once it has turned far enough the other pose no
+    // longer fits. (The pose reported stays the better-fitting one: held to
+    // one of the two, a front-on card can read several degrees of yaw for
+    // a second while the better-fitting pose swings about 0.)
     if (pose_history_.empty() || s.count < 2 || !s.pose[0].ok || !s.pose[1].ok ||
         s.rms_px[1] > s.rms_px[0] + kTrack.ambiguous_pose_px)
         return s.best();
@@ -962,12 +966,13 @@ double Tracker::angular_speed() const {
     // a few hundred degrees/s), so it is fast both ways.
     //   - From the oldest pose to the newest: a pose that is wrong for a
     //     frame or two (a blurred edge in a fast shift) moves the angles
-    //     back and forth, and measured from frame to frame it had read as
-    //     a whip.
+    //     back and forth, which measured from frame to frame reads as a
+    //     whip.
     //   - The median of the frame-to-frame speeds, of the poses as
     //     measured: a nearly front-on card has two poses that project to
-    //     almost the same quad (the planar ambiguity: yaw -9, pitch +7
-    //     against yaw +10, pitch -6, reprojection errors 2.9 and 3.0 px),
+    //     almost the same quad (the planar ambiguity: yaw and pitch of a
+    //     few degrees mirrored, e.g. yaw -9, pitch +7 against yaw +10,
+    //     pitch -6, their reprojection errors a tenth of a pixel apart),
     //     and when the better of the two changes, the pose steps 20
     //     degrees in one frame while the quad moves half a pixel. That step
     //     is one frame's speed; the median ignores it.
@@ -992,7 +997,7 @@ void Tracker::keep_still_if_better(const hkcv_image &image, const Quad &q, doubl
     if (still_ && score <= still_score_ + kTrack.still_margin) return;
     // A copy of the card's pixels, not yet the still: most candidates are
     // replaced by a better view before anyone asks for one, and warping
-    // each (856 x 540, three planes) cost a sixth of a 720p replay.
+    // each (856 x 540, three planes) would cost a sixth of a 720p replay.
     still_ = std::make_shared<Still>(image, q, pts, config_, faces_);
     still_score_ = score;
 }
