@@ -125,7 +125,8 @@ hkcv_tracker *hkcv_tracker_create(const hkcv_config *config, int *err) {
     if (!config_valid(c)) return fail(HKCV_ERR_CONFIG);
     if (c.face_cascade_path && c.face_cascade_path[0]) {
         // The cascade itself is loaded on first use (it takes tens of ms);
-        // an explicit path that cannot be read is an error now.
+        // an explicit path that cannot be read is an error here, at
+        // creation, not at the first still.
         FILE *f = std::fopen(c.face_cascade_path, "rb");
         if (!f) return fail(HKCV_ERR_IO);
         std::fclose(f);

@@ -264,11 +264,12 @@ struct SearchParams {
     // A side steps from what lies beyond it (side_step) at clear_step of
     // its places, or at some_step when the bands either side of it are
     // unlike surfaces: a card dimmed to the brightness of a printed page
-    // behind it differs from it by +28 to -22 levels along one side (the
-    // page's shading), but the page's text and the card's print differ
-    // (0.46-0.63 across three of its sides where a mortar joint between
-    // brick columns reads 0.18-0.19). All sides in view but one must step,
-    // and all but one must show the card's even margin inside (even_margin).
+    // behind it differs from it by a few tens of levels either way along
+    // one side (the page's shading), but the page's text and the card's
+    // print differ (about 0.45-0.65 across such a side, where the two
+    // sides of a mortar joint between brick columns measure under 0.2).
+    // All sides in view but one must step, and all but one must show the
+    // card's even margin inside (even_margin).
     double clear_step = 0.5, some_step = 0.25, unlike_surfaces = 0.45;
     // Print inside (inner_print): a brick, a tile or a door panel is the
     // right shape but empty inside.
@@ -279,8 +280,8 @@ struct SearchParams {
     // Below this, a side separates nothing (unlike_across_side): the same
     // wall on both sides of a mortar joint. Cards' sides measure 0.6-1.0. A
     // card cut by the frame needs one of its two sides that run to the
-    // border above it: three columns of a brick wall closed by the bottom
-    // edge of the card above them read 0.18 and 0.19.
+    // border above it: the sides of brick columns closed by the bottom edge
+    // of a card above them measure under 0.2.
     double alike_across_side = 0.25;
     // A side's share of the rank: its edges along it, times its step
     // share up to full_step (a side borrowed from the background, the next

@@ -138,7 +138,7 @@ void TextureFlow::build(const cv::Mat &luma, const Quad &around, cv::Size size) 
     const int y0 = std::clamp(centre.y - size.height / 2, 0, frame.height - size.height) / grid * grid;
     next_crop_ = cv::Rect(x0, y0, size.width, size.height);
     // Halving by whole-pixel averaging is the resize's fast path; a single
-    // 4:1 INTER_AREA step took 0.9 ms at 1080p, two 2:1 steps 0.06 ms.
+    // 4:1 INTER_AREA step takes 0.9 ms at 1080p, two 2:1 steps 0.06 ms.
     // At full size the crop is only looked at (the pyramid copies it).
     cv::Mat level = luma(next_crop_);
     for (int s = shrink; s > 1; s /= 2) {
@@ -300,10 +300,11 @@ void TextureFlow::commit(const cv::Mat &luma, const Quad &card) {
     const cv::Size want = wanted_crop(luma, card);
     if (!next_ready_ || want != next_crop_.size()) build(luma, card, want);
     // The points that followed the card go on, those still on it: when a
-    // search put the card elsewhere (the tracker had followed a badge on a
-    // photograph behind it, then found the card beside it), the badge's
-    // points stayed still, all of them agreeing, and their homography,
-    // extrapolated to the card's corners, moved those 25-50 px a frame.
+    // search puts the card elsewhere (the tracker had followed something
+    // behind it, a badge on a photograph, and then finds the card beside
+    // it), the old object's points stay still, all of them agreeing, and
+    // their homography, extrapolated to the card's corners, would move
+    // those tens of pixels a frame.
     // When too few are left, new corners of the print are picked inside the
     // card (away from its edges, where the background and the fingers are).
     const float s = float(scale_);

@@ -87,9 +87,8 @@ bool card_shaped(const Quad &q, cv::Size image, double focal_px);
 // How far the quad is from the image of an ID-1 card under this focal
 // length: the larger of the recovered aspect's relative error and the
 // recovered corner angle's cosine. A card's own outline gives 0.00-0.05
-// (the more it is tilted, the more a wrong focal length shows; the
-// development set's truth at most 0.046); a quad with one side on a line
-// printed inside the card, 0.05-0.10.
+// (the more it is tilted, the more a wrong focal length shows); a quad
+// with one side on a line printed inside the card, 0.05-0.10.
 double card_inconsistency(const Quad &q, cv::Size image, double focal_px);
 constexpr double kInconsistentCard = 0.05;
 // True when outer is larger than inner and every corner of inner lies

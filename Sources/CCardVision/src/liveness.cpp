@@ -101,10 +101,10 @@ int darkest_in_view(const cv::Mat &luma, bool limited) {
 
 // How far the card's darkest print (dark) lies above the darkest level in
 // view (floor), as a share of the way from there to its white. With
-// something black in view it is dark / white, the ratio this check read
-// before it had a floor. (Taken in linear light, where a glare adds, it
-// separated worse: a washed-out genuine card 6 levels above the floor read
-// 0.23 against a screen's 0.29.)
+// something black in view (floor 0) it is dark / white. Taken in gamma-
+// encoded levels, not in linear light: there a glare adds, and a
+// washed-out card a few levels above the floor reads nearly as high as a
+// screen.
 float black_above_floor(int dark, int white, int floor) {
     if (white <= floor) return 1.f;
     return float(std::max(0, dark - floor)) / float(white - floor);

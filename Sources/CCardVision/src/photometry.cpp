@@ -24,12 +24,12 @@
 //     (enough for a fraction good to +-0.005 and for the connected blob):
 //     from the band before to the band after, which holds all of any
 //     saturated region that touches the band. A region that touches no band
-//     is not seen, as it was not when no band saw glare at all. Most cards
-//     show a few saturated pixels in the print on most frames (genuine-2018:
-//     118 of 161), and rectifying the whole card for them was a quarter of
-//     the warping. Over the 3,227 card frames of the 15 samples, measuring
-//     only around the bands changed the glare of 8 frames, by 0.001 (a few
-//     print pixels between bands), and no event or still.
+//     is not seen, just as when no band sees glare at all. Most cards show
+//     a few saturated pixels in the print on most frames, and rectifying
+//     the whole card for them would be a quarter of the warping. Measuring
+//     only around the bands changes the glare of a frame seldom and by
+//     about 0.001 (a few print pixels between bands): too little to move
+//     an event or the choice of still.
 #include "internal.hpp"
 
 #include <opencv2/imgproc.hpp>

@@ -625,8 +625,9 @@ std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &
     // The other way round, a side can run on past the card's edge onto a
     // line of the background: a light grey card on a grey brick wall, whose
     // edge fit settles a pixel out now and then until the side sits on a
-    // mortar joint 40 px out (the band between passed for card), or a side
-    // the bloom of a lamp pushed out onto the hand holding the card. When no
+    // mortar joint tens of pixels out (the band between passes for card),
+    // or a side the bloom of a lamp pushes out onto the hand holding the
+    // card. When no
     // side is short, the nearest line inside a side that makes a card, where
     // what the side gives up looks like what lies beyond it.
     const cv::Size size(luma.cols, luma.rows);

@@ -19,12 +19,12 @@ namespace cardvision {
 
 namespace {
 
-// The tolerances of following a card from frame to frame, in one place.
-// (Its cadences and gates, which Tracker's state is counted against, are
-// Tracker's constants in tracker.hpp.) Sizes in px are pixels of the frame;
-// a "width" is the card's mean width in the frame (mean_width).
+// Every threshold, tolerance and cadence of following a card from frame to
+// frame, in one place: what Tracker's state is counted against as well.
+// Sizes in px are pixels of the frame; a "width" is the card's mean width
+// in the frame (mean_width); counts of frames are frames processed.
 struct TrackParams {
-    // ---- Searching (Tracker::find, Tracker::locate) ----
+    // ---- Searching (Tracker::find, Tracker::locate, Tracker::search_when_due) ----
     // How many of the search's best quads Tracker::find may try: the best
     // and, when it runs off the frame and does not hold, two more.
     int quads_tried = 3;
@@ -42,6 +42,20 @@ struct TrackParams {
     // A card lost by the edge fit is searched for in its box grown by
     // 1/local_margin_den of its width and height on every side.
     int local_margin_den = 2;
+    // The whole frame costs tens of times a tracked frame. With no card found
+    // for misses_before_sparse_search frames, one frame in
+    // sparse_search_every is searched if the view changed since the last
+    // search (ViewChange), and one in still_scene_search_every if not: a
+    // card that comes into view is found a few frames later, and an empty
+    // scene costs a fraction of its decoding.
+    int misses_before_sparse_search = 3, sparse_search_every = 10, still_scene_search_every = 30;
+    // Glare over more than this share of the card washes its print out and
+    // blooms over its edge, so the search cannot judge it: while the last
+    // frame's glare is at or above it, the neighbourhood is not re-checked
+    // (a quad of the background would win) and no faint side is restored
+    // (a side would move onto the bloom's edge), nor is the focal length
+    // estimated (the side in the bloom is a guess).
+    float washed_out_glare = 0.05f;
 
     // ---- The edge fit (Tracker::polish, Tracker::plausible) ----
     // A second, narrow pass around the first fit within fine_radius_px
@@ -86,15 +100,24 @@ struct TrackParams {
     // pulled_in_px + pulled_in_share of the width (px) is held out
     // (hold_sides_pulled_in).
     float pulled_in_px = 2.0f, pulled_in_share = 0.005f;
+    // The print carries the card alone (TextureFlow::carry) from where a
+    // re-check confirmed it for at most carried_frames_max frames (three
+    // seconds at 30 fps); then it starts again from the frame's fit if they
+    // agree, since the print's homography adds up its error frame by frame.
+    int carried_frames_max = 90;
 
     // ---- The re-check (Tracker::recheck, side_pulled_in) ----
+    // A followed card's neighbourhood is re-checked every recheck_frames
+    // frames (half a second at 30 fps), and at once when a card cut by the
+    // frame is back in view.
+    int recheck_frames = 15;
     // The neighbourhood searched: the card's box grown by
     // recheck_margin_num / recheck_margin_den of its width and height on
     // every side, searched at the whole frame's scale but on at least
     // recheck_min_long_side px (of the downscaled image's long side).
     int recheck_margin_num = 2, recheck_margin_den = 5, recheck_min_long_side = 160;
     // Each confirmation multiplies the frames between re-checks by
-    // recheck_backoff, up to recheck_max_multiple times kRecheckFrames:
+    // recheck_backoff, up to recheck_max_multiple times recheck_frames:
     // the search costs as much as twenty tracked frames.
     int recheck_backoff = 2, recheck_max_multiple = 8;
     // A side is a clear step between two surfaces where at least this share
@@ -115,6 +138,13 @@ struct TrackParams {
     float enclose_share = 0.02f;
     double back_in_view_overlap = 0.85;
 
+    // ---- An outline no card projects to (Tracker::correct_sides) ----
+    // After a look (restore_faint_side) that could not put such an outline
+    // right, it is left alone for restore_wait frames: looking costs a few
+    // fits, and an outline that cannot be put right (a card on a phone's
+    // screen) stays so for a while.
+    int restore_wait = 8;
+
     // ---- A quad that shrank onto the print (Tracker::shrank_onto_print) ----
     // Within shrink_window_ns of the last card, a quad narrower than
     // shrink_width of it and inside it (within shrink_margin of its width)
@@ -126,11 +156,23 @@ struct TrackParams {
     // ---- Pose and focal length (Tracker::poses_of, Tracker::measure) ----
     // The focal length is estimated from quads tilted more than
     // focal_min_tilt_deg (degrees), where perspective says something, and
-    // kept when within focal_min to focal_max of the configured one.
-    double focal_min_tilt_deg = 18, focal_min = 0.6, focal_max = 1.7;
+    // kept when within focal_min to focal_max of the configured one and
+    // the quad is card-shaped with it (card_inconsistency under focal_fit):
+    // a quad with a side wrong also implies a focal length, one that makes
+    // it as rectangular as it can be but not a card's image.
+    double focal_min_tilt_deg = 18, focal_min = 0.6, focal_max = 1.7, focal_fit = 0.02;
     // The pose filters' time step on a frame that starts a motion (s): one
     // frame at 30 fps.
     double first_step_s = 1.0 / 30;
+    // The speed is measured over the poses of the last speed_window_ns
+    // (angular_speed): a whip keeps up its speed that long (four or five
+    // frames at 30 fps), a pose wrong for a frame or two does not.
+    int64_t speed_window_ns = 150'000'000;
+    // Of the two poses a quad allows, the speed follows the one nearer the
+    // last frame's while the other's RMS reprojection error is within
+    // ambiguous_pose_px (px) of the better one's (turning_pose): that close,
+    // which of the two fits better is decided by noise.
+    double ambiguous_pose_px = 0.5;
     // The median speed is of at most the newest speed_steps frame-to-frame
     // steps (angular_speed): the speed window holds four or five at 30 fps,
     // so this bounds only a camera above 100 fps.
@@ -204,15 +246,16 @@ static std::array<float, 4> pulled_in(const Quad &guess, const Quad &fit) {
 // pulled in: two adjacent corners within same_corner_share of the card's
 // width of the tracked ones, the other two inside the tracked quad, and the
 // side they moved a clearer step between two surfaces (step_gain) than the
-// side it replaces. A side the first search put on a line beside the card
+// side it replaces. A side a first search puts on a line beside the card
 // (a mortar joint in line with the card's edge, read through a low
-// bitrate's blocks) is carried along by the print's motion and drifts further out, and a
-// re-check that ranks the card's own side above it may put it back. A box
-// printed inside the card is no such quad: the portrait frame or an inset
-// border moves all four corners. A band printed across the card (the 2003
-// card's header) keeps two, and a line printed along a side may outrank
-// the card's edge under a thumb; but the card's own edge is as clear a
-// step as the band's, and clearer than a line with card on both sides.
+// bitrate's blocks) is carried along by the print's motion and drifts
+// further out, and a re-check that ranks the card's own side above it may
+// put it back. A box printed inside the card is no such quad: the portrait
+// frame or an inset border moves all four corners. A band printed across
+// the card (the 2003 card's header) keeps two, and a line printed along a
+// side may outrank the card's edge under a thumb; but the card's own edge
+// is as clear a step as the band's, and clearer than a line with card on
+// both sides.
 static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Quad &tracked,
                             const std::array<double, 4> &tracked_steps) {
     const float same = std::max(kTrack.same_corner_px, kTrack.same_corner_share * float(mean_width(tracked)));
@@ -236,12 +279,12 @@ static bool pulls_a_side_in(const cv::Mat &luma, const Quad &candidate, const Qu
 // card ranks lower than the boxes printed on it, and those must not take
 // over. Nor one that runs off the frame round a card all in view: a box of
 // a brick wall whose bottom is guessed beyond the frame can outrank a card
-// half in a shadow, and the card is then lost. Just back in view, one that nearly
-// coincides with it may too: the same card with the side that was guessed
-// beyond the frame put right (the print's motion carries a wrong guess
-// along, and the edge fit looks only a few pixels from it). At other times,
-// just after a glare as well, such a replacement is as often a side moved
-// onto a background line.
+// half in a shadow, and the card is then lost. Just back in view, one that
+// nearly coincides with it may too: the same card with the side that was
+// guessed beyond the frame put right (the print's motion carries a wrong
+// guess along, and the edge fit looks only a few pixels from it). At other
+// times, just after a glare as well, such a replacement is as often a side
+// moved onto a background line.
 static bool replaces_on_recheck(const Quad &candidate, const Quad &tracked, bool back_in_view, cv::Size size) {
     if (back_in_view && overlap(candidate, tracked) > kTrack.back_in_view_overlap) return true;
     return encloses(candidate, tracked, kTrack.enclose_share * float(mean_width(tracked))) &&
@@ -272,7 +315,10 @@ static OffPrint sides_off_print(const Quad &carried, const Quad &q) {
 }
 
 Tracker::Tracker(const hkcv_config &config)
-    : config_(config), faces_(std::make_shared<FaceFinder>(config.face_cascade_path)), liveness_(config) {
+    : config_(config),
+      faces_(std::make_shared<FaceFinder>(config.face_cascade_path)),
+      recheck_every_(kTrack.recheck_frames),
+      liveness_(config) {
     config_.face_cascade_path = nullptr;  // do not keep the caller's pointer
 }
 
@@ -283,7 +329,7 @@ void Tracker::lose() {
     was_cut_ = false;
     restore_wait_ = 0;
     last_glare_ = 0;
-    recheck_every_ = kRecheckFrames;
+    recheck_every_ = kTrack.recheck_frames;
     side_pulled_in_ = false;
     carried_.reset();
     has_prev_quad_ = false;
@@ -398,9 +444,10 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
                                     glare_level_, nullptr, FourthSide::scanned_beyond);
     // What the finer look found only on lines joined across a gap (a thumb
     // and a palm over one side of a light card) and the coarse look's best
-    // are tried in the order of their rank: the coarse look had taken the
-    // palm behind such a card, and the joined lines a quad 30-100 px off a
-    // card the coarse look finds exactly.
+    // are tried in the order of their rank, since either can be the wrong
+    // one: the coarse look can take the palm behind such a card, and the
+    // joined lines can close a quad tens of pixels off a card that the
+    // coarse look finds exactly.
     const Detection *joined = found.empty() ? nullptr : &found[0];
     const Detection *near = coarse.empty() ? nullptr : &coarse[0];
     if (joined && (!near || joined->rank >= near->rank)) {
@@ -528,9 +575,10 @@ std::optional<Refinement> Tracker::back_to_print(const cv::Mat &luma, const Refi
     if (const OffPrint again = sides_off_print(*carried_, r->quad); again.out > 0 || again.in > 0) return std::nullopt;
     // The sides that were out moved onto an edge where the print says they
     // are (not the print's guess kept for a side under a thumb), and only
-    // they moved: the print's quad is right to a pixel or two, a side under
-    // a thumb is the fit's to keep (taking the print's there put a side
-    // 10 px off a card held by its left edge, and kept it there).
+    // they moved: the print's quad is right to a pixel or two, but a side
+    // under a thumb is the fit's to keep (there the refit keeps the print's
+    // guess, which can lie several pixels off the hidden edge, and every
+    // later frame would be held to it).
     const auto moved = pulled_in(fit.quad, r->quad);
     for (int k = 0; k < 4; ++k)
         if (off.outside[k] ? r->support[k] < kTrack.side_on_edge : std::abs(moved[k]) > kTrack.side_kept_px)
@@ -544,15 +592,16 @@ std::optional<Refinement> Tracker::hold_sides_pulled_in(const cv::Mat &luma, con
     // the rule a side was widened from) is a stronger step than the edge
     // against the desk, and of the other polarity on its outer side: the
     // edge fit takes the side over to it a frame later, or as the card
-    // turns (on a card with an inset border line the right side slid onto
-    // it and stayed there for a hundred frames, the focal length estimate
-    // growing 10 % to make the narrow quad a card). A side the fit pulls in
-    // goes back out to where the print put it, when there is card between
-    // (a few fits, only when it happens). A side the search had widened,
-    // always; any other, when that leaves the outline no less a card's than
-    // the fit's: a side that had slid out onto a light wall's mortar was
-    // otherwise held there (the band between passes for card), and there
-    // the fit's quad is the card-shaped one.
+    // turns. Nothing then pulls the side back out: each frame's fit starts
+    // from the last one moved by the print, so the side stays on the line
+    // while the card is followed, and the focal length estimate grows to
+    // make the narrowed quad a card. A side the fit pulls in goes back out
+    // to where the print put it, when there is card between (a few fits,
+    // only when it happens). A side the search had widened, always; any
+    // other, only when that leaves the outline no less a card's than the
+    // fit's: a side that slid out onto a light wall's mortar would
+    // otherwise be held there (the band between passes for card), and
+    // there the fit's quad is the card-shaped one.
     std::array<float, 4> back = pulled_in(predicted, fit.quad);
     const float tolerance = kTrack.pulled_in_px + kTrack.pulled_in_share * float(mean_width(quad_));
     bool any = false, only_widened = true;
@@ -625,7 +674,7 @@ Tracker::FrameView Tracker::begin_frame(const hkcv_image &image) {
     // background around the card (a brick wall behind a card turned under
     // a lamp) would then win the re-check and be followed instead. The
     // re-check waits until the glare has gone, as restoring a side does.
-    f.washed_out = last_glare_ >= kWashedOutGlare;
+    f.washed_out = last_glare_ >= kTrack.washed_out_glare;
     return f;
 }
 
@@ -664,7 +713,7 @@ void Tracker::recheck(const FrameView &f, Located &found) {
               my = box.height * kTrack.recheck_margin_num / kTrack.recheck_margin_den;
     const cv::Rect roi(box.x - mx, box.y - my, box.width + 2 * mx, box.height + 2 * my);
     // At the scale the whole frame is searched at (the card was found
-    // there; the neighbourhood at a finer scale cost four times more).
+    // there; the neighbourhood at a finer scale costs four times as much).
     const int long_side =
         std::max(kTrack.recheck_min_long_side, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                    std::max(size.width, size.height)));
@@ -680,7 +729,7 @@ void Tracker::recheck(const FrameView &f, Located &found) {
         found.fit = better;
         found.by_print = false;
         widened_ = {};  // another quad: none of its sides was widened
-        recheck_every_ = kRecheckFrames;
+        recheck_every_ = kTrack.recheck_frames;
         side_pulled_in_ = !encloses_it;
     } else if (!encloses_it && !std::exchange(side_pulled_in_, false)) {
         // Confirmed: each confirmation halves how often this card is
@@ -689,18 +738,19 @@ void Tracker::recheck(const FrameView &f, Located &found) {
         // side was pulled in: that side may still be short of the
         // card's edge, and a side that went out once drifts out again.
         recheck_every_ =
-            std::min(kTrack.recheck_backoff * recheck_every_, kTrack.recheck_max_multiple * kRecheckFrames);
+            std::min(kTrack.recheck_backoff * recheck_every_, kTrack.recheck_max_multiple * kTrack.recheck_frames);
     }
 }
 
 void Tracker::search_when_due(const FrameView &f, Located &found, hkcv_measurement &out) {
     ++since_search_;
-    if (!found.fit && (misses_ < kMissesBeforeSparseSearch || since_search_ >= kStillSceneSearchEvery ||
-                       (misses_ % kSparseSearchEvery == 0 && view_change_.changed(f.luma)))) {
+    if (!found.fit &&
+        (misses_ < kTrack.misses_before_sparse_search || since_search_ >= kTrack.still_scene_search_every ||
+         (misses_ % kTrack.sparse_search_every == 0 && view_change_.changed(f.luma)))) {
         // The whole frame costs tens of times a tracked frame. While no card
-        // has been seen for a while, one frame in kSparseSearchEvery is
+        // has been seen for a while, one frame in sparse_search_every is
         // searched, and in a still view (nothing came into it since the
-        // last search) one in kStillSceneSearchEvery: a card that comes
+        // last search) one in still_scene_search_every: a card that comes
         // into view is found a few frames later, and an empty scene costs a
         // fraction of its decoding.
         out.searched_full_frame = 1;
@@ -740,7 +790,7 @@ void Tracker::correct_sides(const FrameView &f, Located &found) {
             found.fit = restored;
             found.by_print = false;
         } else {
-            restore_wait_ = kRestoreWait;
+            restore_wait_ = kTrack.restore_wait;
         }
     }
 }
@@ -762,16 +812,16 @@ Tracker::Motion Tracker::commit(const FrameView &f, const Located &found, int64_
     // The print carries the card on from where a re-check confirmed it
     // (the search ranked it first), for a few seconds; then from this
     // frame's fit if it still agrees (the print's own error adds up). A
-    // quad just found is not yet to be held to: the first search had put
-    // a side on a mortar joint beside the card, the print carried that
-    // error along, and holding the fit to it kept the side 10 px off after
-    // the fit had left the joint by itself.
+    // quad just found is not yet to be held to: a search may put a side on
+    // a line beside the card (a mortar joint), the print carries that
+    // error along, and holding the fit to it would keep the side off the
+    // card's edge after the fit has left the line by itself.
     if (found.confirmed) {
         carried_ = found.fit->quad;
         carried_frames_ = 0;
     } else if (!found.by_print) {
         carried_.reset();
-    } else if (carried_ && ++carried_frames_ > kCarriedFramesMax) {
+    } else if (carried_ && ++carried_frames_ > kTrack.carried_frames_max) {
         if (const OffPrint off = sides_off_print(*carried_, found.fit->quad); off.out + off.in == 0) {
             carried_ = found.fit->quad;
             carried_frames_ = 0;
@@ -814,7 +864,7 @@ PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
         if (tilt > kTrack.focal_min_tilt_deg)
             if (auto implied = focal_from_quad(q, size))
                 if (*implied > kTrack.focal_min * focal_cfg && *implied < kTrack.focal_max * focal_cfg)
-                    if (card_inconsistency(q, size, *implied) < kFocalFit) focal_.add(*implied);
+                    if (card_inconsistency(q, size, *implied) < kTrack.focal_fit) focal_.add(*implied);
     }
     if (focal == focal_cfg) return at_cfg;
     const PoseSolutions at_focal = pose_solutions(q, size, focal);
@@ -823,17 +873,17 @@ PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
 
 Pose Tracker::turning_pose(const PoseSolutions &s) const {
     // The better-fitting of the two poses a quad allows changes with a
-    // fraction of a pixel when both fit (a small or front-on card): a
-    // lanyard badge 146 px wide, its quad still to half a pixel, measured
-    // yaw 8 / pitch 1 and yaw -29 / pitch 22 by turns, which read as a turn
-    // at 200 degrees/s. The speed follows one of the two while the other
-    // fits about as well: the one nearer the last frame's. A card turns
-    // smoothly, and once it has turned far enough the other pose no longer
-    // fits. (The pose reported stays the better-fitting one: held to one
-    // of the two, a front-on card read yaw -7 for a second where the
-    // better-fitting pose swung about 0.)
+    // fraction of a pixel when both fit (a small or front-on card): a card
+    // about 150 px wide whose quad is still to half a pixel can alternate
+    // between two poses 30-40 degrees apart, which reads as a turn at
+    // hundreds of degrees/s. The speed follows one of the two while the
+    // other fits about as well: the one nearer the last frame's. A card
+    // turns smoothly, and once it has turned far enough the other pose no
+    // longer fits. (The pose reported stays the better-fitting one: held to
+    // one of the two, a front-on card can read several degrees of yaw for
+    // a second while the better-fitting pose swings about 0.)
     if (pose_history_.empty() || s.count < 2 || !s.pose[0].ok || !s.pose[1].ok ||
-        s.rms_px[1] > s.rms_px[0] + kAmbiguousPosePx)
+        s.rms_px[1] > s.rms_px[0] + kTrack.ambiguous_pose_px)
         return s.best();
     const PoseSample &last = pose_history_.back();
     auto distance = [&](const Pose &p) {
@@ -869,7 +919,8 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
     const Pose turn = turning_pose(poses);
     pose_history_.push_back({pts_ns, turn_yaw_f_.filter(turn.yaw, step), turn_pitch_f_.filter(turn.pitch, step),
                              turn_roll_f_.filter(turn.roll, step), turn.yaw, turn.pitch, turn.roll});
-    while (pose_history_.size() > 2 && pts_ns - pose_history_[1].pts_ns >= kSpeedWindowNs) pose_history_.pop_front();
+    while (pose_history_.size() > 2 && pts_ns - pose_history_[1].pts_ns >= kTrack.speed_window_ns)
+        pose_history_.pop_front();
     const double speed = angular_speed();
 
     out.found = 1;
@@ -910,17 +961,18 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
 }
 
 double Tracker::angular_speed() const {
-    // Over the last kSpeedWindowNs, two ways, and the lower one counts. A
+    // Over the last speed_window_ns, two ways, and the lower one counts. A
     // turn too fast keeps up its speed for that long (a whip turns a card at
     // a few hundred degrees/s), so it is fast both ways.
     //   - From the oldest pose to the newest: a pose that is wrong for a
     //     frame or two (a blurred edge in a fast shift) moves the angles
-    //     back and forth, and measured from frame to frame it had read as
-    //     a whip.
+    //     back and forth, which measured from frame to frame reads as a
+    //     whip.
     //   - The median of the frame-to-frame speeds, of the poses as
     //     measured: a nearly front-on card has two poses that project to
-    //     almost the same quad (the planar ambiguity: yaw -9, pitch +7
-    //     against yaw +10, pitch -6, reprojection errors 2.9 and 3.0 px),
+    //     almost the same quad (the planar ambiguity: yaw and pitch of a
+    //     few degrees mirrored, e.g. yaw -9, pitch +7 against yaw +10,
+    //     pitch -6, their reprojection errors a tenth of a pixel apart),
     //     and when the better of the two changes, the pose steps 20
     //     degrees in one frame while the quad moves half a pixel. That step
     //     is one frame's speed; the median ignores it.
@@ -945,7 +997,7 @@ void Tracker::keep_still_if_better(const hkcv_image &image, const Quad &q, doubl
     if (still_ && score <= still_score_ + kTrack.still_margin) return;
     // A copy of the card's pixels, not yet the still: most candidates are
     // replaced by a better view before anyone asks for one, and warping
-    // each (856 x 540, three planes) cost a sixth of a 720p replay.
+    // each (856 x 540, three planes) would cost a sixth of a 720p replay.
     still_ = std::make_shared<Still>(image, q, pts, config_, faces_);
     still_score_ = score;
 }

@@ -59,7 +59,7 @@ private:
     // the card with a side pulled back in) replaces it.
     void recheck(const FrameView &f, Located &found);
     // The whole frame searched when nothing was found, sparsely once the
-    // card has been missing for a while.
+    // card has been missing for a while (kTrack's cadences).
     void search_when_due(const FrameView &f, Located &found, hkcv_measurement &out);
     // A much smaller quad inside the card just followed: a box printed on it.
     bool shrank_onto_print(const Quad &q, int64_t pts_ns) const;
@@ -109,17 +109,17 @@ private:
     hkcv_config config_;
     std::shared_ptr<FaceFinder> faces_;
 
-    // Tracking state.
+    // Tracking state. What it is counted against (the re-check interval,
+    // the sparse search's cadence, the restore wait, the glare gate, the
+    // carried quad's frames, the speed window) is in TrackParams (kTrack,
+    // tracker.cpp) with every other threshold of following the card.
     bool tracking_ = false;
     Quad quad_{}, prev_quad_{};
     bool has_prev_quad_ = false;
-    static constexpr int kRecheckFrames = 15;
-    int recheck_every_ = kRecheckFrames;
+    // Frames between re-checks: kTrack.recheck_frames (set by the
+    // constructor and lose()), multiplied as re-checks confirm the card.
+    int recheck_every_;
     bool side_pulled_in_ = false;  // the last re-check pulled a side in (side_pulled_in)
-    // With no card found for a few frames, one frame in kSparseSearchEvery
-    // is searched if the view changed since the last search, and one in
-    // kStillSceneSearchEvery if not.
-    static constexpr int kMissesBeforeSparseSearch = 3, kSparseSearchEvery = 10, kStillSceneSearchEvery = 30;
     int misses_ = 0;  // frames since the card was last found
     int since_search_ = 0;  // frames since the whole frame was last searched
     ViewChange view_change_;
@@ -129,14 +129,6 @@ private:
     bool was_cut_ = false;  // the last frame's card had a corner beyond the frame
     // Frames left before an outline no card projects to is looked at again
     // (restore_faint_side), after a look that could not put it right.
-    static constexpr int kRestoreWait = 8;
-    // Glare over more of the card than this washes out its print and blooms
-    // over its edge, so the search cannot judge it: the faint side is not
-    // restored and the neighbourhood is not re-checked (Tracker::process).
-    static constexpr float kWashedOutGlare = 0.05f;
-    // How card-shaped a quad must be with the focal length it implies for
-    // that length to count.
-    static constexpr double kFocalFit = 0.02;
     int restore_wait_ = 0;
     float last_glare_ = 0;  // the last frame's glare fraction on the card
     int glare_level_ = 255;  // luma at which this frame saturates, in its own range (glare_luma converted)
@@ -152,7 +144,6 @@ private:
     // from where a re-check last confirmed it, and for how many frames.
     std::optional<Quad> carried_;
     int carried_frames_ = 0;
-    static constexpr int kCarriedFramesMax = 90;
     // The sides the search's quad had widened to the card's edge
     // (widen_to_card_edge), held there against the print inside it
     // whatever the outline's shape.
@@ -167,12 +158,11 @@ private:
         double yaw, pitch, roll;
         double raw_yaw, raw_pitch, raw_roll;
     };
-    static constexpr int64_t kSpeedWindowNs = 150'000'000;
-    std::deque<PoseSample> pose_history_;  // the poses of the last kSpeedWindowNs
+    std::deque<PoseSample> pose_history_;  // the poses of the last kTrack.speed_window_ns
     // The pose the speed follows (turning_pose): of the two a quad allows,
     // the one nearer the last frame's while its RMS reprojection error is
-    // within kAmbiguousPosePx of the better one's; else the pose measured.
-    static constexpr double kAmbiguousPosePx = 0.5;
+    // within kTrack.ambiguous_pose_px of the better one's; else the pose
+    // measured.
     OneEuroFilter turn_yaw_f_, turn_pitch_f_, turn_roll_f_;
     Pose turning_pose(const PoseSolutions &poses) const;
     // The card's angular speed over pose_history_ (degrees per second).
