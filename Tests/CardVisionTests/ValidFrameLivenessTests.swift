@@ -138,6 +138,47 @@ import Testing
         #expect(l.grid_frames == 0 && l.screen_grid < 0, "\(LivenessEvidenceTests.describe(l))")
     }
 
+    /// The black level is judged where the card is largest in the camera's
+    /// pixels: a card held at 0.6 of a 640 px view, then backed off to 0.27
+    /// and softly focused, where its thin dark strokes average with the
+    /// paper, reads as it did when large.
+    @Test func blackLevelIsJudgedWhereTheCardIsLargest() {
+        let scenes = Scenes(seed: 382)
+        var s = scenes.scene(width: 640, height: 480)
+        s.card_type = CR_CARD_2003
+        var frames: [Frame] = []
+        for i in 0..<20 {
+            s.distance_mm = Scenes.distance(forWidthRatio: 0.6, scene: s)
+            s.center_x = 319.5 + 4 * sin(Double(i) * 0.3)
+            frames.append(scenes.render(s))
+        }
+        for i in 1...12 {  // backed off over 0.4 s, going out of focus
+            let k = Double(i) / 12
+            s.distance_mm = Scenes.distance(forWidthRatio: 0.6 + (0.27 - 0.6) * k, scene: s)
+            s.blur_sigma = 2.5 * k
+            frames.append(scenes.render(s))
+        }
+        for i in 0..<40 {
+            s.distance_mm = Scenes.distance(forWidthRatio: 0.27, scene: s)
+            s.blur_sigma = 2.5
+            s.center_x = 319.5 + 4 * sin(Double(i) * 0.3)
+            frames.append(scenes.render(s))
+        }
+        func blackLevel(_ frames: ArraySlice<Frame>) -> (Float, Int32) {
+            let tracker = Tracker(cardType: HKCV_CARD_2003)
+            for (index, f) in frames.enumerated() { tracker.process(f, pts: Int64(index) * 33_333_333) }
+            var l = hkcv_liveness()
+            _ = hkcv_tracker_liveness(tracker.handle, &l)
+            return (l.black_level, l.material_frames)
+        }
+        let (large, largeFrames) = blackLevel(frames.prefix(20))
+        let (small, smallFrames) = blackLevel(frames.suffix(40))
+        let (whole, wholeFrames) = blackLevel(frames[...])
+        #expect(largeFrames >= 15 && smallFrames >= 30 && wholeFrames >= 60, "\(largeFrames), \(smallFrames), \(wholeFrames)")
+        #expect(small > large + 0.03, "the small blurred card reads higher: \(small) against \(large)")
+        #expect(abs(whole - large) <= 0.01, "the session reads \(whole); large \(large), small \(small)")
+    }
+
     /// The widths that bound the material frames are the configuration's
     /// (the session hands in its FAR and NEAR widths): the backed-off card,
     /// 0.34 of the view wide, shows its material by default and not once

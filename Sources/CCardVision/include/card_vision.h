@@ -216,8 +216,10 @@ typedef struct hkcv_liveness {
                                    before the first such frame */
     float black_level;          /* how far the card's 1st percentile luma lies above the darkest in view
                                    (the frame's 0.5th percentile), over the way from there to the card's
-                                   98th; median over the frames that show the material (material_frames):
-                                   print on a card is near black, a screen's or a copy's black is lifted, a
+                                   98th; median over the frames that show the material (material_frames)
+                                   where the card is widest in pixels (within 0.8 of its widest, at least
+                                   10 frames: a small or soft card averages its thin dark strokes with the
+                                   paper); print on a card is near black, a screen's or a copy's black is lifted, a
                                    washed-out camera lifts the room's black too; -1 before the first such
                                    frame */
     float fine_print;           /* mean absolute Laplacian of the rectified luma over its 2nd-98th percentile

@@ -49,6 +49,10 @@ constexpr double kMaterialMargin = 0.02;  // of the frame's width (height): the 
 // verdict's measurements are in hand and a median is steady, then on one in
 // twelve: a screen's grid is there on every frame it shows.
 constexpr int kGridEvery = 3, kGridDense = 30, kGridSparseEvery = 12;
+// The black level is judged on the frames where the card is widest: within
+// this share of its widest width, and at least this many.
+constexpr float kLargestShare = 0.8f;
+constexpr int kLargestFrames = 10;
 
 int pose_bin(double yaw, double pitch) {
     const double a = std::max(std::abs(yaw), std::abs(pitch));
@@ -115,6 +119,24 @@ float median(std::vector<float> v) {
     const size_t mid = v.size() / 2;
     std::nth_element(v.begin(), v.begin() + long(mid), v.end());
     return v[mid];
+}
+
+// The black level where the card was largest in the camera's pixels: the
+// median over the frames within kLargestShare of its widest, or over its
+// kLargestFrames widest if fewer are. A card's darkest print is a few
+// text strokes a third of a millimetre wide, which a small or softly
+// focused card averages with the paper round them; a screen's black is
+// lifted at any size.
+template <typename Reading>
+float black_of_largest(std::vector<Reading> readings) {
+    if (readings.empty()) return -1;
+    std::sort(readings.begin(), readings.end(),
+              [](const Reading &a, const Reading &b) { return a.width_px > b.width_px; });
+    const float least = kLargestShare * readings.front().width_px;
+    std::vector<float> levels;
+    for (const auto &r : readings)
+        if (r.width_px >= least || levels.size() < size_t(kLargestFrames)) levels.push_back(r.level);
+    return median(levels);
 }
 
 }  // namespace
@@ -196,7 +218,7 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     const bool material = shows_material(q, cv::Size(image.width, image.height), glare);
     if (material) {
         ++material_frames_;
-        black_.push_back(black_above_floor(p1, p98, darkest_in_view(luma, limited)));
+        black_.push_back({float(mean_width(q)), black_above_floor(p1, p98, darkest_in_view(luma, limited))});
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
         cv::magnitude(cb(inside), cr(inside), saturation_);
         saturation_values_.assign(saturation_.begin<float>(), saturation_.end<float>());
@@ -240,7 +262,7 @@ hkcv_liveness LivenessEvidence::summary() const {
     out.material_frames = material_frames_;
     for (int b = 0; b < kBins; ++b) out.pose_frames[b] = bin_frames_[size_t(b)];
     out.chroma = median(chroma_);
-    out.black_level = median(black_);
+    out.black_level = black_of_largest(black_);
     out.fine_print = median(fine_print_);
     out.screen_grid = median(grid_);
     out.grid_frames = int(grid_.size());

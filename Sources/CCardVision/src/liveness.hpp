@@ -37,7 +37,13 @@ private:
     std::array<std::vector<cv::Vec2f>, kBins> cell_sums_;
     std::array<int, kBins> bin_frames_{};
     int frames_ = 0, material_frames_ = 0;
-    std::vector<float> chroma_, black_, fine_print_, grid_;
+    std::vector<float> chroma_, fine_print_, grid_;
+    // The black level of each material frame with the card's width in the
+    // camera's pixels: it is judged where the print is resolved best.
+    struct BlackReading {
+        float width_px, level;
+    };
+    std::vector<BlackReading> black_;
     cv::Mat y_, lap_, saturation_;  // scratch
     std::vector<float> saturation_values_;
 };
