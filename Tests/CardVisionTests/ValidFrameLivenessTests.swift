@@ -52,6 +52,19 @@ import Testing
         return frames
     }
 
+    /// The frames through a fresh tracker at 30 fps: how many it followed,
+    /// and the liveness evidence it gathered.
+    static func evidence(of frames: ArraySlice<Frame>, card: hkcv_card_type = HKCV_CARD_2018)
+        -> (tracked: Int, liveness: hkcv_liveness) {
+        let tracker = Tracker(cardType: card)
+        var tracked = 0
+        for (index, f) in frames.enumerated()
+            where tracker.process(f, pts: Int64(index) * 33_333_333).found != 0 { tracked += 1 }
+        var l = hkcv_liveness()
+        #expect(hkcv_tracker_liveness(tracker.handle, &l) == HKCV_OK)
+        return (tracked, l)
+    }
+
     /// The session's results (every retCode it reported) with the frames fed
     /// through the real session, as replay does, at 30 fps.
     static func results(of frames: [Frame], mode: LivenessMode = .enforce) throws -> [LivenessResult] {
@@ -107,13 +120,7 @@ import Testing
     /// poses included (a quad reaching past the frame rasters the background
     /// into its cells).
     @Test func nearCutFramesDoNotFeedTheMaterialStatistics() {
-        let frames = Self.nearFirstSession()
-        let tracker = Tracker(cardType: HKCV_CARD_2018)
-        var tracked = 0
-        for (index, f) in frames.prefix(48).enumerated()
-            where tracker.process(f, pts: Int64(index) * 33_333_333).found != 0 { tracked += 1 }
-        var l = hkcv_liveness()
-        #expect(hkcv_tracker_liveness(tracker.handle, &l) == HKCV_OK)
+        let (tracked, l) = Self.evidence(of: Self.nearFirstSession().prefix(48))
         #expect(tracked >= 30, "the near card is followed (\(tracked) of 48 frames)")
         #expect(l.frames == Int32(tracked))
         #expect(l.material_frames == 0, "no near frame judged: \(LivenessEvidenceTests.describe(l))")
@@ -127,13 +134,7 @@ import Testing
     /// periods (a genuine render first held far read 25.7, above the
     /// threshold, over those frames).
     @Test func farFramesDoNotFeedTheScreenGrid() {
-        let frames = Self.nearFirstSession(farFirst: true, farWidth: 0.22)
-        let tracker = Tracker(cardType: HKCV_CARD_2018)
-        var tracked = 0
-        for (index, f) in frames.prefix(48).enumerated()
-            where tracker.process(f, pts: Int64(index) * 33_333_333).found != 0 { tracked += 1 }
-        var l = hkcv_liveness()
-        #expect(hkcv_tracker_liveness(tracker.handle, &l) == HKCV_OK)
+        let (tracked, l) = Self.evidence(of: Self.nearFirstSession(farFirst: true, farWidth: 0.22).prefix(48))
         #expect(tracked >= 30, "the far card is followed (\(tracked) of 48 frames)")
         #expect(l.grid_frames == 0 && l.screen_grid < 0, "\(LivenessEvidenceTests.describe(l))")
     }
@@ -165,10 +166,7 @@ import Testing
             frames.append(scenes.render(s))
         }
         func blackLevel(_ frames: ArraySlice<Frame>) -> (Float, Int32) {
-            let tracker = Tracker(cardType: HKCV_CARD_2003)
-            for (index, f) in frames.enumerated() { tracker.process(f, pts: Int64(index) * 33_333_333) }
-            var l = hkcv_liveness()
-            _ = hkcv_tracker_liveness(tracker.handle, &l)
+            let l = Self.evidence(of: frames, card: HKCV_CARD_2003).liveness
             return (l.black_level, l.material_frames)
         }
         let (large, largeFrames) = blackLevel(frames.prefix(20))
