@@ -1116,6 +1116,24 @@ SideEdges side_edges(const SearchImage &im, const Quad &q) {
     return e;
 }
 
+// The two stretches of side k's line past its corners (from run_on_from
+// to run_on_to of run_on_stretch of the side beyond each), and the far end
+// of each.
+struct RunOnStretch {
+    cv::Point2f from, to, outer;
+};
+std::array<RunOnStretch, 2> run_on_stretches(const Quad &q, int k) {
+    const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * kSearch.run_on_stretch;
+    const cv::Point2f before = a - d * kSearch.run_on_to, after = b + d * kSearch.run_on_to;
+    return {{{before, a - d * kSearch.run_on_from, before}, {b + d * kSearch.run_on_from, after, after}}};
+}
+
+// Whether a stretch has an edge along it at more than run_on_share of its
+// places.
+bool edge_along(const SearchImage &im, const RunOnStretch &s) {
+    return side_support(im.gx, im.gy, s.from, s.to, Edges::along) > kSearch.run_on_share;
+}
+
 // A card's sides end at its corners. A quad whose sides run on beyond them
 // (mortar lines, a table's edge, a line printed across the card) is put
 // together from longer lines. Only an edge along the side's line runs it
@@ -1125,11 +1143,8 @@ bool sides_end_at_corners(const SearchImage &im, const Quad &q, const SideEdges 
     int running_on = 0;
     for (int k = 0; k < 4; ++k) {
         if (!e.seen[k]) continue;
-        const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * kSearch.run_on_stretch;
-        running_on += side_support(im.gx, im.gy, a - d * kSearch.run_on_to, a - d * kSearch.run_on_from, Edges::along) >
-                          kSearch.run_on_share &&
-                      side_support(im.gx, im.gy, b + d * kSearch.run_on_from, b + d * kSearch.run_on_to, Edges::along) >
-                          kSearch.run_on_share;
+        const auto stretches = run_on_stretches(q, k);
+        running_on += edge_along(im, stretches[0]) && edge_along(im, stretches[1]);
     }
     return running_on <= kSearch.max_sides_running_on;
 }
@@ -1298,25 +1313,21 @@ int step_polarity(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point
     return 0;
 }
 
-// Whether the stretch from a to b, on the line of a side whose step has
-// the given polarity, carries the same step: the side's own edge running
-// on, not another edge that happens to lie on its line (the top of a badge
-// below a card's bottom side is lighter below, the card's side darker).
-bool runs_on(const SearchImage &im, cv::Point2f a, cv::Point2f b, int polarity) {
-    if (side_support(im.gx, im.gy, a, b, Edges::along) <= kSearch.run_on_share) return false;
-    return polarity == 0 || step_polarity(im.gx, im.gy, a, b) == polarity;
-}
-
-// How many ends of the quad's sides in view run on past their corner.
+// How many ends of the quad's sides in view run on past their corner: an
+// edge along the side's line beyond it, with the same step across it as
+// the side's (step_polarity): the side's own edge running on, not another
+// edge that happens to lie on its line (the top of a badge below a card's
+// bottom side is lighter below, the card's side darker).
 int ends_running_on(const SearchImage &im, const Quad &q, const SideEdges &e) {
     int running_on = 0;
     for (int k = 0; k < 4; ++k) {
         if (!e.seen[k]) continue;
-        const cv::Point2f a = q[k], b = q[(k + 1) % 4], d = (b - a) * kSearch.run_on_stretch;
-        const cv::Point2f before = a - d * kSearch.run_on_to, after = b + d * kSearch.run_on_to;
-        const int polarity = step_polarity(im.gx, im.gy, a, b);
-        if (within_gradients(im.gx, before)) running_on += runs_on(im, before, a - d * kSearch.run_on_from, polarity);
-        if (within_gradients(im.gx, after)) running_on += runs_on(im, b + d * kSearch.run_on_from, after, polarity);
+        std::optional<int> polarity;  // the side's own, read once an end has an edge along it
+        for (const RunOnStretch &s : run_on_stretches(q, k)) {
+            if (!within_gradients(im.gx, s.outer) || !edge_along(im, s)) continue;
+            if (!polarity) polarity = step_polarity(im.gx, im.gy, q[k], q[(k + 1) % 4]);
+            running_on += *polarity == 0 || step_polarity(im.gx, im.gy, s.from, s.to) == *polarity;
+        }
     }
     return running_on;
 }
