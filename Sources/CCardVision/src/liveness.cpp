@@ -127,11 +127,10 @@ float median(std::vector<float> v) {
 // text strokes a third of a millimetre wide, which a small or softly
 // focused card averages with the paper round them; a screen's black is
 // lifted at any size.
-template <typename Reading>
-float black_of_largest(std::vector<Reading> readings) {
+float black_of_largest(std::vector<BlackReading> readings) {
     if (readings.empty()) return -1;
     std::sort(readings.begin(), readings.end(),
-              [](const Reading &a, const Reading &b) { return a.width_px > b.width_px; });
+              [](const BlackReading &a, const BlackReading &b) { return a.width_px > b.width_px; });
     const float least = kLargestShare * readings.front().width_px;
     std::vector<float> levels;
     for (const auto &r : readings)
@@ -146,12 +145,12 @@ float black_of_largest(std::vector<Reading> readings) {
 // through hkcv_config), and without glare: a card cut by the frame is held
 // too close for the camera to focus (its print blurs, its black lifts), a
 // far one is a few pixels of print, and a reflection veils both.
-bool LivenessEvidence::shows_material(const Quad &q, cv::Size size, float glare) const {
+bool LivenessEvidence::shows_material(const Quad &q, double width_px, cv::Size size, float glare) const {
     if (glare > max_glare_) return false;
     const double mx = kMaterialMargin * size.width, my = kMaterialMargin * size.height;
     for (const auto &p : q)
         if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) return false;
-    const double width = mean_width(q) / size.width;
+    const double width = width_px / size.width;
     return width >= min_width_ && width <= max_width_;
 }
 
@@ -215,10 +214,11 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     // Only frames that show the material (shows_material) count: a
     // reflection over the card veils its black and washes out its colour,
     // a card cut by the frame is out of focus, a far one is too few pixels.
-    const bool material = shows_material(q, cv::Size(image.width, image.height), glare);
+    const double width_px = mean_width(q);
+    const bool material = shows_material(q, width_px, cv::Size(image.width, image.height), glare);
     if (material) {
         ++material_frames_;
-        black_.push_back({float(mean_width(q)), black_above_floor(p1, p98, darkest_in_view(luma, limited))});
+        black_.push_back({float(width_px), black_above_floor(p1, p98, darkest_in_view(luma, limited))});
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
         cv::magnitude(cb(inside), cr(inside), saturation_);
         saturation_values_.assign(saturation_.begin<float>(), saturation_.end<float>());
@@ -231,7 +231,7 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     // by the frame) still has the screen in its middle, and a blurred card
     // only loses peaks. Not on a far card: its fine periodic print (the
     // guilloche) shrinks onto the grid's periods of 2-11 camera pixels.
-    const bool far = mean_width(q) < min_width_ * image.width;
+    const bool far = width_px < min_width_ * image.width;
     if (!far && frames_ % (grid_.size() < size_t(kGridDense) ? kGridEvery : kGridSparseEvery) == 1)
         if (const float peak = screen_grid_peak(luma, q); peak >= 0) grid_.push_back(peak);
 

@@ -15,6 +15,12 @@ namespace cardvision {
 // card is too small (under about 107 pixels high) or its middle leaves the frame.
 float screen_grid_peak(const cv::Mat &luma, const Quad &q);
 
+// The black level of one material frame with the card's width in the
+// camera's pixels: it is judged where the print is resolved best.
+struct BlackReading {
+    float width_px, level;
+};
+
 class LivenessEvidence {
 public:
     // The frames that show the material: hkcv_config's material_* limits.
@@ -28,7 +34,7 @@ public:
     hkcv_liveness summary() const;
 
 private:
-    bool shows_material(const Quad &q, cv::Size size, float glare) const;
+    bool shows_material(const Quad &q, double width_px, cv::Size size, float glare) const;
 
     double min_width_, max_width_, max_glare_;
     static constexpr int kCols = 32, kRows = 20;  // colour cells over the card
@@ -38,11 +44,6 @@ private:
     std::array<int, kBins> bin_frames_{};
     int frames_ = 0, material_frames_ = 0;
     std::vector<float> chroma_, fine_print_, grid_;
-    // The black level of each material frame with the card's width in the
-    // camera's pixels: it is judged where the print is resolved best.
-    struct BlackReading {
-        float width_px, level;
-    };
     std::vector<BlackReading> black_;
     cv::Mat y_, lap_, saturation_;  // scratch
     std::vector<float> saturation_values_;
