@@ -100,7 +100,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "hkid-station", dependencies: [
-            "HKIDStation", "HKIDMedia",
+            "HKIDStation", "HKIDLiveness", "HKIDMedia",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),

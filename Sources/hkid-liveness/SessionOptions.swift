@@ -6,13 +6,13 @@ import HKIDMedia
 /// Options every command that runs a liveness session shares.
 struct SessionOptions: ParsableArguments {
     @Option(help: "Card type: 2018 (turn right, then left) or 2003 (tilt up, then down).")
-    var card: CardTypeArgument = .hkid2018
+    var card: CardType = .hkid2018
 
     @Option(help: "Seconds before the session ends with result 4 (overtime).")
     var overtime: Double = 30
 
     @Option(help: "Language of the hint texts: zh-HK, en or zh-CN.")
-    var lang: LanguageArgument = .zhHK
+    var lang: HintLanguage = .zhHK
 
     @Option(help: "Write the result stills (card, head) as JPEG files into this folder.")
     var images: String?
@@ -27,24 +27,24 @@ struct SessionOptions: ParsableArguments {
     var hfov: Double = 62
 
     @Option(help: "Liveness checks: enforce (a copy, print or screen ends the session with result 5 spoof) or report (the verdict is only reported, in each final result's liveness).")
-    var liveness: LivenessModeArgument = .enforce
+    var liveness: LivenessMode = .enforce
 
     @Option(help: "Rotations asked for: fixed (the SDK's: right then left, up then down; for replaying recordings) or random (the first direction drawn per session; for live counters, against replayed recordings).")
-    var challenge: ChallengeArgument = .fixed
+    var challenge: Challenge = .fixed
 
     @Option(help: "Seed for --challenge random, so that the draws repeat (default: the system's random source).")
     var challengeSeed: UInt64?
 
     @Option(help: "With --challenge random: ask for this first rotation instead of drawing it (right or left for --card 2018, up or down for 2003), to replay a recorded session with the direction it was asked for (its bundle manifest's liveness.firstRotation).")
-    var firstRotation: RotationArgument?
+    var firstRotation: RotationDirection?
 
     func validate() throws {
         if let firstRotation {
-            let allowed = card.cardType.rotationDirections
+            let allowed = card.rotationDirections
             guard challenge == .random else {
                 throw ValidationError("--first-rotation needs --challenge random: the fixed challenge always asks for \(allowed[0].rawValue) first")
             }
-            guard allowed.contains(firstRotation.direction) else {
+            guard allowed.contains(firstRotation) else {
                 throw ValidationError("--first-rotation must be \(allowed.map(\.rawValue).joined(separator: " or ")) for --card \(card.rawValue), not \(firstRotation.rawValue)")
             }
         }
@@ -57,53 +57,27 @@ struct SessionOptions: ParsableArguments {
 
     func configuration(cardType: CardType? = nil, overtime: Double? = nil) -> LivenessConfiguration {
         var configuration = LivenessConfiguration()
-        configuration.cardType = cardType ?? card.cardType
+        configuration.cardType = cardType ?? card
         configuration.overtimeSeconds = overtime ?? self.overtime
-        configuration.language = lang.language
+        configuration.language = lang
         configuration.emitsFrameTrace = trace
         configuration.tracesAfterEnd = trace
         configuration.hfovDegrees = hfov
-        configuration.liveness = liveness.mode
-        configuration.challenge = challenge.challenge
+        configuration.liveness = liveness
+        configuration.challenge = challenge
         configuration.challengeSeed = challengeSeed
-        configuration.firstRotation = firstRotation?.direction
+        configuration.firstRotation = firstRotation
         return configuration
     }
 }
 
-enum CardTypeArgument: String, ExpressibleByArgument, CaseIterable {
-    case hkid2018 = "2018"
-    case hkid2003 = "2003"
-    var cardType: CardType { self == .hkid2018 ? .hkid2018 : .hkid2003 }
-}
-
-enum LivenessModeArgument: String, ExpressibleByArgument, CaseIterable {
-    case enforce, report
-    var mode: LivenessMode { self == .enforce ? .enforce : .report }
-}
-
-enum ChallengeArgument: String, ExpressibleByArgument, CaseIterable {
-    case fixed, random
-    var challenge: Challenge { self == .fixed ? .fixed : .random }
-}
-
-enum RotationArgument: String, ExpressibleByArgument, CaseIterable {
-    case right, left, up, down
-    var direction: RotationDirection { RotationDirection(rawValue: rawValue)! }
-}
-
-enum LanguageArgument: String, ExpressibleByArgument, CaseIterable {
-    case zhHK = "zh-HK"
-    case en
-    case zhCN = "zh-CN"
-    var language: HintLanguage {
-        switch self {
-        case .zhHK: .zhHK
-        case .en: .en
-        case .zhCN: .zhCN
-        }
-    }
-}
+// The library's own enums are the options' values: their raw values are
+// what the user types (2018, zh-HK, enforce, random, right).
+extension CardType: ExpressibleByArgument {}
+extension HintLanguage: ExpressibleByArgument {}
+extension LivenessMode: ExpressibleByArgument {}
+extension Challenge: ExpressibleByArgument {}
+extension RotationDirection: ExpressibleByArgument {}
 
 /// `--pipeline-file` and `--pipeline` for commands that read frames.
 struct PipelineOptions: ParsableArguments {

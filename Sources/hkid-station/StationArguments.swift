@@ -1,4 +1,5 @@
 import ArgumentParser
+import HKIDLiveness
 import HKIDStation
 import Logging
 
@@ -33,15 +34,10 @@ struct RecordModeArgument: ExpressibleByArgument {
     static var allValueStrings: [String] { RecordMode.allCases.map(\.rawValue) }
 }
 
-/// `--liveness`: whether the liveness checks may end a session with result 5.
-enum LivenessArgument: String, ExpressibleByArgument, CaseIterable {
-    case enforce, report
-}
-
-/// `--challenge`: the SDK's rotations, or the first one drawn per session.
-enum ChallengeArgument: String, ExpressibleByArgument, CaseIterable {
-    case fixed, random
-}
+// `--liveness` and `--challenge` take the library's own enums: their raw
+// values are what the user types (enforce, report; fixed, random).
+extension LivenessMode: ExpressibleByArgument {}
+extension Challenge: ExpressibleByArgument {}
 
 /// `--log-level`: swift-log's levels.
 enum LogLevelArgument: String, ExpressibleByArgument, CaseIterable {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HKIDMedia
+import HKIDLiveness
 import HKIDStation
 import Logging
 
@@ -49,10 +50,10 @@ struct StationCommand: AsyncParsableCommand {
     var recordMode: RecordModeArgument?
 
     @Option(name: .long, help: "Liveness checks: enforce (a copy or a screen ends the session with result 5 spoof) or report (verdict recorded only).")
-    var liveness: LivenessArgument?
+    var liveness: LivenessMode?
 
     @Option(name: .long, help: "Rotations asked for: random (first direction drawn per session; for live counters) or fixed (the SDK's; for a file source).")
-    var challenge: ChallengeArgument?
+    var challenge: Challenge?
 
     @Option(name: .long, help: "Hub to upload each sealed session to (e.g. http://hub:8090); needs --hub-token-file.")
     var hubUrl: String?
@@ -111,10 +112,10 @@ struct StationCommand: AsyncParsableCommand {
         if let pipeline { settings.pipeline = pipeline }
         if restartFileOnSession { settings.restartFileOnSession = true }
         if let recordMode { settings.recordMode = recordMode.mode }
-        if let liveness { settings.liveness = liveness == .enforce ? .enforce : .report }
+        if let liveness { settings.liveness = liveness }
         if let hubUrl { settings.hubURL = hubUrl }
         if let hubTokenFile { settings.hubTokenFile = hubTokenFile }
-        if let challenge { settings.challenge = challenge == .fixed ? .fixed : .random }
+        if let challenge { settings.challenge = challenge }
         let level = logLevel.level
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
