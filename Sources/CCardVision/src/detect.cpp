@@ -336,18 +336,32 @@ bool within_gradients(const cv::Mat &g, cv::Point2f p) {
     return p.x >= 1 && p.y >= 1 && p.x <= g.cols - 2 && p.y <= g.rows - 2;
 }
 
+// The places a side from a to b is read at: 10 % to 90 % of its length,
+// one every 4 px (8 to 40 of them), and its unit normal (to the left of
+// a → b). nullopt for a side shorter than a pixel.
+struct SidePlaces {
+    cv::Point2f a, d, normal;
+    int count;
+    static std::optional<SidePlaces> along(cv::Point2f a, cv::Point2f b) {
+        const cv::Point2f d = b - a;
+        const double len = cv::norm(d);
+        if (len < 1) return std::nullopt;
+        return SidePlaces{a, d, cv::Point2f(float(-d.y / len), float(d.x / len)), std::clamp(int(len / 4), 8, 40)};
+    }
+    cv::Point2f at(int i) const { return a + d * (0.1f + 0.8f * (i + 0.5f) / count); }
+};
+
 // Fraction of places along one side (10 % to 90 % of its length) that lie on
 // a strong gradient roughly perpendicular to it.
 double side_support(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point2f b,
                     Edges edges = Edges::across) {
-    const cv::Point2f d = b - a;
-    const double len = cv::norm(d);
-    if (len < 1) return 0;
-    const cv::Point2f n(float(-d.y / len), float(d.x / len));
-    const int samples = std::clamp(int(len / 4), 8, 40);
+    const std::optional<SidePlaces> places = SidePlaces::along(a, b);
+    if (!places) return 0;
+    const cv::Point2f n = places->normal;
+    const int samples = places->count;
     int hits = 0, inside = 0;
     for (int i = 0; i < samples; ++i) {
-        const cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
+        const cv::Point2f p = places->at(i);
         if (!within_gradients(gx, p)) continue;  // beyond the frame
         ++inside;
         for (int k = -2; k <= 2; ++k) {
@@ -1291,14 +1305,12 @@ double rank_with_corners(const SearchImage &im, const Quad &q, double rank) {
 // The sign of the step across a side from a to b: which of its two
 // surfaces is the lighter, +1 or -1 (0 when its strong gradients disagree).
 int step_polarity(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point2f b) {
-    const cv::Point2f d = b - a;
-    const double len = cv::norm(d);
-    if (len < 1) return 0;
-    const cv::Point2f n(float(-d.y / len), float(d.x / len));
-    const int samples = std::clamp(int(len / 4), 8, 40);
+    const std::optional<SidePlaces> places = SidePlaces::along(a, b);
+    if (!places) return 0;
+    const cv::Point2f n = places->normal;
     int positive = 0, negative = 0;
-    for (int i = 0; i < samples; ++i) {
-        const cv::Point2f p = a + d * (0.1f + 0.8f * (i + 0.5f) / samples);
+    for (int i = 0; i < places->count; ++i) {
+        const cv::Point2f p = places->at(i);
         if (!within_gradients(gx, p)) continue;
         float best = 0;
         for (int k = -2; k <= 2; ++k) {
