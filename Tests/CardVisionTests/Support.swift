@@ -104,6 +104,28 @@ final class Tracker {
         return m
     }
 
+    /// The same frame handed over as NV12: luma, then Cb and Cr interleaved.
+    @discardableResult
+    func processNV12(_ f: Frame, pts: Int64 = 0) -> hkcv_measurement {
+        let luma = f.width * f.height, quarter = luma / 4
+        var pixels = Array(f.pixels[0..<luma])
+        pixels.reserveCapacity(luma + 2 * quarter)
+        for i in 0..<quarter { pixels += [f.pixels[luma + i], f.pixels[luma + quarter + i]] }
+        var m = hkcv_measurement()
+        let status = pixels.withUnsafeBufferPointer { p -> hkcv_status in
+            var im = hkcv_image()
+            im.format = HKCV_PIXEL_NV12
+            im.width = Int32(f.width)
+            im.height = Int32(f.height)
+            im.planes = (p.baseAddress!, p.baseAddress! + luma, nil)
+            im.strides = (Int32(f.width), Int32(f.width), 0)
+            im.range = f.range
+            return hkcv_tracker_process(handle, &im, pts, &m)
+        }
+        precondition(status == HKCV_OK, "process failed: \(status)")
+        return m
+    }
+
     func reset() { hkcv_tracker_reset(handle) }
 }
 

@@ -218,11 +218,13 @@ struct RefineScratch {
 };
 // Fits the four card edges near guess at full resolution: gradient maxima
 // along the normals within +-radius pixels at one place per 5 px of side
-// (12 to 64), robust line fit, intersection.
+// (12 to 64), robust line fit, intersection. With chroma (the frame's
+// half-size colour planes), a side that has no edge in luma is fitted on
+// them (a green band before a grey wall).
 // A trusted guess (moved by the texture flow) keeps the sides whose fit
 // leans away from it.
 Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch,
-                       bool trusted_guess = false);
+                       bool trusted_guess = false, const Chroma *chroma = nullptr);
 
 // For a fit no card could project to (card_inconsistency above
 // kInconsistentCard), one side of it moved out to the card's own edge: the

@@ -4,8 +4,9 @@
 // length (the rounded corners are not on the line), look along the outward
 // normal within +-radius for the strongest luma step of the side's dominant
 // polarity (sub-pixel by a parabola), fit a line with a Huber loss and refit
-// on the inliers, so a thumb over part of an edge is outvoted. The corners
-// are the intersections of adjacent lines.
+// on the inliers, so a thumb over part of an edge is outvoted. A side with
+// no edge in luma is fitted the same way on the colour planes, when the
+// frame's are given. The corners are the intersections of adjacent lines.
 #include "internal.hpp"
 
 #include <opencv2/imgproc.hpp>
@@ -72,6 +73,19 @@ struct RefineParams {
     // A fitted side with less support than this is no edge: it keeps its
     // predicted line.
     float min_side_support = 0.3f;
+    // A side with no edge in luma is fitted on the colour-difference
+    // planes (half size, search radius halved, at least
+    // min_colour_radius_px of theirs): a card's green title band before a
+    // grey wall steps in colour, hardly in luma. At half the resolution,
+    // and blurred by the codec, a colour step is taken only where it runs
+    // along most of the side (min_colour_support of its places): one along
+    // a third of it is as likely the chin just above a card's top as the
+    // card. Their samples sit on the even luma columns, halfway between two
+    // luma rows (H.264's and MPEG's 4:2:0 siting): colour_siting_y_px is
+    // that half row, in luma pixels.
+    int min_colour_radius_px = 2;
+    float min_colour_support = 0.7f;
+    float colour_siting_y_px = 0.5f;
     // Sides that may keep their predicted line (the frame cuts them off or
     // a hand hides them): the other sides carry the fit. One more when the
     // guess is trusted.
@@ -336,10 +350,31 @@ cv::Vec4f line_through(cv::Point2f a, cv::Point2f b) {
     return {d.x / len, d.y / len, a.x, a.y};
 }
 
+// A side fitted on a colour-difference plane of luma's frame (Cb or Cr,
+// whichever supports its line better), the line brought back to luma
+// pixels. Not fitted when the planes are not luma's half-size ones.
+SideFit fit_side_in_colour(const cv::Mat &luma, const Chroma &chroma, cv::Point2f a, cv::Point2f b,
+                           cv::Point2f centre, int radius, RefineScratch &s) {
+    SideFit best;
+    if (chroma.u.empty() || chroma.u.cols != (luma.cols + 1) / 2 || chroma.u.rows != (luma.rows + 1) / 2) return best;
+    const cv::Point2f siting(0.f, kRefine.colour_siting_y_px);
+    auto to_plane = [&](cv::Point2f p) { return (p - siting) * 0.5f; };
+    const int plane_radius = std::max(kRefine.min_colour_radius_px, (radius + 1) / 2);
+    for (const cv::Mat *plane : {&chroma.u, &chroma.v}) {
+        SideFit f = fit_side(*plane, to_plane(a), to_plane(b), to_plane(centre), plane_radius, s);
+        if (f.fitted && f.support > best.support) best = f;
+    }
+    if (best.fitted) {
+        best.line[2] = best.line[2] * 2.f + siting.x;
+        best.line[3] = best.line[3] * 2.f + siting.y;
+    }
+    return best;
+}
+
 }  // namespace
 
 Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch,
-                       bool trusted_guess) {
+                       bool trusted_guess, const Chroma *chroma) {
     Refinement r;
     if (luma.cols < kRefine.min_image_px || luma.rows < kRefine.min_image_px) return r;
     cv::Point2f centre(0, 0);
@@ -350,6 +385,10 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
     float support_sum = 0;
     for (int s = 0; s < 4; ++s) {
         SideFit f = fit_side(luma, guess[s], guess[(s + 1) % 4], centre, rad, scratch);
+        if (chroma && (!f.fitted || f.support < kRefine.min_side_support)) {
+            const SideFit c = fit_side_in_colour(luma, *chroma, guess[s], guess[(s + 1) % 4], centre, rad, scratch);
+            if (c.fitted && c.support >= kRefine.min_colour_support) f = c;
+        }
         // A side the frame cuts off or a hand hides keeps its predicted line
         // (max_unfitted), as does one that leans away from a trusted guess
         // (trusted_support).

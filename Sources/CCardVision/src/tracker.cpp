@@ -361,7 +361,7 @@ std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess
     Refinement r = refine_quad(luma, guess, radius, refine_, trusted_guess);
     if (!r.ok) return std::nullopt;
     // A second, narrow pass around the first fit settles the sub-pixel edge.
-    Refinement fine = refine_quad(luma, r.quad, kTrack.fine_radius_px, refine_, trusted_guess);
+    Refinement fine = refine_quad(luma, r.quad, kTrack.fine_radius_px, refine_, trusted_guess, &chroma_);
     if (fine.ok) r = fine;
     if (!plausible(r.quad, luma, focal)) return std::nullopt;
     return r;
@@ -654,6 +654,15 @@ Tracker::FrameView Tracker::begin_frame(const hkcv_image &image) {
     FrameView f;
     f.luma = luma_of(image, luma_scratch_);
     chroma_ = chroma_of(image);
+    // NV12's interleaved colour is split once a frame, so that the edge
+    // fit reads its planes as it reads I420's (refine_quad).
+    if (!chroma_.uv.empty()) {
+        cv::Mat planes[2] = {nv12_u_, nv12_v_};
+        cv::split(chroma_.uv, planes);
+        nv12_u_ = planes[0];
+        nv12_v_ = planes[1];
+        chroma_ = Chroma{nv12_u_, nv12_v_, cv::Mat()};
+    }
     // glare_luma is a full-range level; limited-range luma reaches the
     // same brightness at 16 + 219/255 of it (a saturated sensor gives 235).
     const bool limited = image.range == HKCV_RANGE_LIMITED &&
