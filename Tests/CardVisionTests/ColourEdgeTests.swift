@@ -20,15 +20,9 @@ struct ColourEdgeTests {
     static func greenBandUnderGreyWall(_ frame: Frame, band: Double = 0.14) -> Frame {
         var f = frame
         let w = f.width, h = f.height
-        let c = f.truthCorners
-        let xs = (0..<4).map { Double(c[2 * $0]) }, ys = (0..<4).map { Double(c[2 * $0 + 1]) }
-        func insideCard(_ x: Double, _ y: Double) -> Bool {
-            for k in 0..<4 {
-                let ax = xs[k], ay = ys[k], bx = xs[(k + 1) % 4], by = ys[(k + 1) % 4]
-                if (bx - ax) * (y - ay) - (by - ay) * (x - ax) < 0 { return false }
-            }
-            return true
-        }
+        let card = CardOutline(f)
+        let xs = card.xs, ys = card.ys
+        let insideCard = card.contains
         func topY(_ x: Double) -> Double { ys[0] + (ys[1] - ys[0]) * (x - xs[0]) / (xs[1] - xs[0]) }
         let bandHeight = band * (ys[3] - ys[0])
         func inBand(_ x: Double, _ y: Double) -> Bool { insideCard(x, y) && y < topY(x) + bandHeight }
@@ -78,8 +72,7 @@ struct ColourEdgeTests {
             s.pitch_deg = 2 + 0.4 * Double(index)
             s.yaw_deg = 1 + 0.3 * Double(index)
             let frame = Self.greenBandUnderGreyWall(scenes.render(s))
-            let pts = Int64(index) * 33_333_333
-            let m = nv12 ? tracker.processNV12(frame, pts: pts) : tracker.process(frame, pts: pts)
+            let m = tracker.process(frame, pts: Int64(index) * 33_333_333, nv12: nv12)
             guard index >= 5, m.found == 1 else { continue }
             let d = cornerDistances(floats(m.corners), frame.truthCorners)
             topErrors.append(max(d[0], d[1]))

@@ -24,18 +24,11 @@ struct ObjectBehindCardTests {
     static func onSheet(_ frame: Frame, margin: Double, sheet: UInt8 = 232) -> Frame {
         var f = frame
         let w = f.width, h = f.height
-        let c = f.truthCorners
-        let xs = (0..<4).map { Double(c[2 * $0]) }, ys = (0..<4).map { Double(c[2 * $0 + 1]) }
+        let card = CardOutline(f)
+        let xs = card.xs, ys = card.ys
         let cardW = xs[1] - xs[0], cardH = ys[3] - ys[0]
         let sheetX = xs[0] - margin * cardW, sheetY = ys[0] - margin * cardH
-        // Inside the card's outline (convex, TL TR BR BL clockwise in image coordinates).
-        func insideCard(_ x: Double, _ y: Double) -> Bool {
-            for k in 0..<4 {
-                let ax = xs[k], ay = ys[k], bx = xs[(k + 1) % 4], by = ys[(k + 1) % 4]
-                if (bx - ax) * (y - ay) - (by - ay) * (x - ax) < 0 { return false }
-            }
-            return true
-        }
+        let insideCard = card.contains
         for y in 0..<h {
             for x in 0..<w where !insideCard(Double(x), Double(y)) {
                 let onSheet = Double(x) >= sheetX && Double(y) >= sheetY

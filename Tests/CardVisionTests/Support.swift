@@ -86,39 +86,23 @@ final class Tracker {
     }
     deinit { hkcv_tracker_destroy(handle) }
 
+    /// One frame through the tracker, as I420 or (nv12) as NV12: the same
+    /// luma, then Cb and Cr interleaved.
     @discardableResult
-    func process(_ f: Frame, pts: Int64 = 0) -> hkcv_measurement {
-        var m = hkcv_measurement()
-        let status = f.pixels.withUnsafeBufferPointer { p -> hkcv_status in
-            let y = p.baseAddress!, u = y + f.width * f.height, v = u + f.width * f.height / 4
-            var im = hkcv_image()
-            im.format = HKCV_PIXEL_I420
-            im.width = Int32(f.width)
-            im.height = Int32(f.height)
-            im.planes = (y, u, v)
-            im.strides = (Int32(f.width), Int32(f.width / 2), Int32(f.width / 2))
-            im.range = f.range
-            return hkcv_tracker_process(handle, &im, pts, &m)
-        }
-        precondition(status == HKCV_OK, "process failed: \(status)")
-        return m
-    }
-
-    /// The same frame handed over as NV12: luma, then Cb and Cr interleaved.
-    @discardableResult
-    func processNV12(_ f: Frame, pts: Int64 = 0) -> hkcv_measurement {
+    func process(_ f: Frame, pts: Int64 = 0, nv12: Bool = false) -> hkcv_measurement {
         let luma = f.width * f.height, quarter = luma / 4
-        var pixels = Array(f.pixels[0..<luma])
-        pixels.reserveCapacity(luma + 2 * quarter)
-        for i in 0..<quarter { pixels += [f.pixels[luma + i], f.pixels[luma + quarter + i]] }
+        let pixels = nv12
+            ? Array(f.pixels[0..<luma]) + (0..<quarter).flatMap { [f.pixels[luma + $0], f.pixels[luma + quarter + $0]] }
+            : f.pixels
         var m = hkcv_measurement()
         let status = pixels.withUnsafeBufferPointer { p -> hkcv_status in
+            let y = p.baseAddress!
             var im = hkcv_image()
-            im.format = HKCV_PIXEL_NV12
+            im.format = nv12 ? HKCV_PIXEL_NV12 : HKCV_PIXEL_I420
             im.width = Int32(f.width)
             im.height = Int32(f.height)
-            im.planes = (p.baseAddress!, p.baseAddress! + luma, nil)
-            im.strides = (Int32(f.width), Int32(f.width), 0)
+            im.planes = nv12 ? (y, y + luma, nil) : (y, y + luma, y + luma + quarter)
+            im.strides = nv12 ? (Int32(f.width), Int32(f.width), 0) : (Int32(f.width), Int32(f.width / 2), Int32(f.width / 2))
             im.range = f.range
             return hkcv_tracker_process(handle, &im, pts, &m)
         }
@@ -193,6 +177,27 @@ struct SplitMix64: RandomNumberGenerator {
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
+    }
+}
+
+/// A frame's true card outline, for tests that paint round the card: its
+/// corners' x and y (TL TR BR BL, clockwise in image coordinates).
+struct CardOutline {
+    let xs: [Double], ys: [Double]
+
+    init(_ frame: Frame) {
+        let c = frame.truthCorners
+        xs = (0..<4).map { Double(c[2 * $0]) }
+        ys = (0..<4).map { Double(c[2 * $0 + 1]) }
+    }
+
+    /// Whether (x, y) lies inside the outline (it is convex).
+    func contains(_ x: Double, _ y: Double) -> Bool {
+        for k in 0..<4 {
+            let ax = xs[k], ay = ys[k], bx = xs[(k + 1) % 4], by = ys[(k + 1) % 4]
+            if (bx - ax) * (y - ay) - (by - ay) * (x - ax) < 0 { return false }
+        }
+        return true
     }
 }
 

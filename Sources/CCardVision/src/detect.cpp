@@ -1025,15 +1025,8 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
     cv::Sobel(small_luma, gy, CV_16S, 0, 1, 3);
     if (chroma.empty()) return;
     const cv::Rect half_roi(roi.x / 2, roi.y / 2, std::max(1, roi.width / 2), std::max(1, roi.height / 2));
-    cv::Mat planes[2];
-    if (!chroma.u.empty()) {
-        const cv::Rect r = half_roi & cv::Rect(0, 0, chroma.u.cols, chroma.u.rows);
-        planes[0] = chroma.u(r);
-        planes[1] = chroma.v(r);
-    } else {
-        const cv::Rect r = half_roi & cv::Rect(0, 0, chroma.uv.cols, chroma.uv.rows);
-        cv::split(chroma.uv(r), planes);
-    }
+    const cv::Rect r = half_roi & cv::Rect(0, 0, chroma.u.cols, chroma.u.rows);
+    const cv::Mat planes[2] = {chroma.u(r), chroma.v(r)};
     cv::Mat cx, cy;
     for (int c = 0; c < 2; ++c) {
         cv::Mat &plane = small_chroma[c];

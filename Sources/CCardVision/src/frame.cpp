@@ -89,14 +89,16 @@ cv::Mat luma_of(const hkcv_image &im, cv::Mat &scratch) {
     return cv::Mat();
 }
 
-Chroma chroma_of(const hkcv_image &im) {
+Chroma chroma_of(const hkcv_image &im, std::array<cv::Mat, 2> &nv12_split) {
     Chroma c;
     const int w = (im.width + 1) / 2, h = (im.height + 1) / 2;
     if (im.format == HKCV_PIXEL_I420) {
         c.u = wrap(im.planes[1], h, w, CV_8UC1, im.strides[1]);
         c.v = wrap(im.planes[2], h, w, CV_8UC1, im.strides[2]);
     } else if (im.format == HKCV_PIXEL_NV12) {
-        c.uv = wrap(im.planes[1], h, w, CV_8UC2, im.strides[1]);
+        cv::split(wrap(im.planes[1], h, w, CV_8UC2, im.strides[1]), nv12_split.data());
+        c.u = nv12_split[0];
+        c.v = nv12_split[1];
     }
     return c;
 }

@@ -118,15 +118,17 @@ hkcv_status validate_image(const hkcv_image *image);
 // Luma plane as a cv::Mat: wraps the Y plane (no copy) for GRAY8/I420/NV12,
 // converts BGR/BGRA into scratch.
 cv::Mat luma_of(const hkcv_image &image, cv::Mat &scratch);
-// The colour-difference planes at half size, wrapped (no copy), when the
-// frame has them: U and V for I420, interleaved UV for NV12; empty for
-// grey and BGR input. The search looks at colour edges too: a light green
-// card in front of a cream cup differs in hue, hardly in luma.
+// The colour-difference planes at half size, when the frame has them:
+// I420's U and V wrapped (no copy), NV12's interleaved pair split into
+// nv12_split (reused frame to frame); empty for grey and BGR input. The
+// search looks at colour edges too (a light green card in front of a cream
+// cup differs in hue, hardly in luma), and the edge fit fits a side on
+// them that has no edge in luma.
 struct Chroma {
-    cv::Mat u, v, uv;
-    bool empty() const { return u.empty() && uv.empty(); }
+    cv::Mat u, v;
+    bool empty() const { return u.empty(); }
 };
-Chroma chroma_of(const hkcv_image &image);
+Chroma chroma_of(const hkcv_image &image, std::array<cv::Mat, 2> &nv12_split);
 // The card face warped from the source planes, in the source's colour
 // space: BGR for RGB-like and grey input, separate Y and half-size U, V
 // planes for YUV input (converted only when someone asks for BGR, because

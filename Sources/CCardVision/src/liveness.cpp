@@ -146,13 +146,15 @@ float black_of_largest(std::vector<BlackReading> readings) {
 // too close for the camera to focus (its print blurs, its black lifts), a
 // far one is a few pixels of print, and a reflection veils both.
 bool LivenessEvidence::shows_material(const Quad &q, double width_px, cv::Size size, float glare) const {
-    if (glare > max_glare_) return false;
+    if (glare > max_glare_ || far(width_px, size.width) || width_px > max_width_ * size.width) return false;
     const double mx = kMaterialMargin * size.width, my = kMaterialMargin * size.height;
     for (const auto &p : q)
         if (p.x < mx || p.y < my || p.x > size.width - 1 - mx || p.y > size.height - 1 - my) return false;
-    const double width = width_px / size.width;
-    return width >= min_width_ && width <= max_width_;
+    return true;
 }
+
+// A card narrower than the material frames' least width (FAR's).
+bool LivenessEvidence::far(double width_px, int frame_width) const { return width_px < min_width_ * frame_width; }
 
 void LivenessEvidence::reset() {
     for (auto &sums : cell_sums_) sums.clear();
@@ -231,8 +233,7 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     // by the frame) still has the screen in its middle, and a blurred card
     // only loses peaks. Not on a far card: its fine periodic print (the
     // guilloche) shrinks onto the grid's periods of 2-11 camera pixels.
-    const bool far = width_px < min_width_ * image.width;
-    if (!far && frames_ % (grid_.size() < size_t(kGridDense) ? kGridEvery : kGridSparseEvery) == 1)
+    if (!far(width_px, image.width) && frames_ % (grid_.size() < size_t(kGridDense) ? kGridEvery : kGridSparseEvery) == 1)
         if (const float peak = screen_grid_peak(luma, q); peak >= 0) grid_.push_back(peak);
 
     const int bin = pose_bin(yaw, pitch);

@@ -35,6 +35,7 @@ public:
 
 private:
     bool shows_material(const Quad &q, double width_px, cv::Size size, float glare) const;
+    bool far(double width_px, int frame_width) const;
 
     double min_width_, max_width_, max_glare_;
     static constexpr int kCols = 32, kRows = 20;  // colour cells over the card

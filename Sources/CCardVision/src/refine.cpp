@@ -441,13 +441,9 @@ cv::Vec3f band_colour(const cv::Mat &luma, const Chroma &chroma, cv::Point2f a, 
             const int x = cvRound(p.x), y = cvRound(p.y);
             if (x < 0 || y < 0 || x >= luma.cols || y >= luma.rows) continue;
             s.band[0].push_back(luma.at<uint8_t>(y, x));
-            if (!chroma.u.empty()) {
+            if (!chroma.empty()) {
                 s.band[1].push_back(chroma.u.at<uint8_t>(y / 2, x / 2));
                 s.band[2].push_back(chroma.v.at<uint8_t>(y / 2, x / 2));
-            } else if (!chroma.uv.empty()) {
-                const cv::Vec2b uv = chroma.uv.at<cv::Vec2b>(y / 2, x / 2);
-                s.band[1].push_back(uv[0]);
-                s.band[2].push_back(uv[1]);
             }
         }
     cv::Vec3f m(0, 128, 128);

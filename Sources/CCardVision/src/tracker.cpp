@@ -653,16 +653,7 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
 Tracker::FrameView Tracker::begin_frame(const hkcv_image &image) {
     FrameView f;
     f.luma = luma_of(image, luma_scratch_);
-    chroma_ = chroma_of(image);
-    // NV12's interleaved colour is split once a frame, so that the edge
-    // fit reads its planes as it reads I420's (refine_quad).
-    if (!chroma_.uv.empty()) {
-        cv::Mat planes[2] = {nv12_u_, nv12_v_};
-        cv::split(chroma_.uv, planes);
-        nv12_u_ = planes[0];
-        nv12_v_ = planes[1];
-        chroma_ = Chroma{nv12_u_, nv12_v_, cv::Mat()};
-    }
+    chroma_ = chroma_of(image, nv12_chroma_);
     // glare_luma is a full-range level; limited-range luma reaches the
     // same brightness at 16 + 219/255 of it (a saturated sensor gives 235).
     const bool limited = image.range == HKCV_RANGE_LIMITED &&

@@ -137,7 +137,7 @@ private:
     cv::Mat luma_scratch_;
     cv::Mat half_luma_;  // a blurred near card's edges are fitted at half size
     Chroma chroma_;  // this frame's, wrapped; empty outside process()
-    cv::Mat nv12_u_, nv12_v_;  // an NV12 frame's colour planes, split
+    std::array<cv::Mat, 2> nv12_chroma_;  // an NV12 frame's colour planes, split (chroma_of)
     TextureFlow flow_;
     PhotometryScratch photometry_;
     RefineScratch refine_;
