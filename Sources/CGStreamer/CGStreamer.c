@@ -137,6 +137,18 @@ gboolean hk_video_frame_map(GstSample *sample, hk_video_frame *out) {
     out->duration = GST_BUFFER_DURATION(buffer);
     out->full_range = info.colorimetry.range == GST_VIDEO_COLOR_RANGE_0_255;
     out->bt709 = info.colorimetry.matrix == GST_VIDEO_COLOR_MATRIX_BT709;
+    /* Read from the caps themselves: GstVideoInfo (1.22) keeps a chroma-site
+     * only when the caps also name a colorimetry, and decoders (avdec_h264,
+     * avdec_mpeg4) name a chroma-site without one. */
+    const gchar *named = gst_structure_get_string(gst_caps_get_structure(caps, 0), "chroma-site");
+    const GstVideoChromaSite site = named ? gst_video_chroma_site_from_string(named) : GST_VIDEO_CHROMA_SITE_UNKNOWN;
+    if (site == GST_VIDEO_CHROMA_SITE_UNKNOWN) {
+        out->chroma_h_cosited = 1;
+        out->chroma_v_cosited = 0;
+    } else {
+        out->chroma_h_cosited = (site & GST_VIDEO_CHROMA_SITE_H_COSITED) != 0;
+        out->chroma_v_cosited = (site & GST_VIDEO_CHROMA_SITE_V_COSITED) != 0;
+    }
     return TRUE;
 }
 

@@ -57,6 +57,7 @@ final class CardTracker {
         image.width = Int32(frame.width)
         image.height = Int32(frame.height)
         image.range = frame.colorRange.cValue
+        image.chroma_site = frame.chromaSite.cValue
         image.matrix = frame.colorMatrix.cValue
         let planes = frame.planes
         let strides = frame.strides.map { Int32($0) }

@@ -19,10 +19,14 @@ public struct FrameView {
     /// on the level's place in its own scale, and stills are converted with it.
     public var colorRange: FrameColorRange
     public var colorMatrix: FrameColorMatrix
+    /// Where 4:2:0 colour samples sit against the luma grid (ignored for
+    /// BGR and grey): `.mpeg2` for most video, `.jpeg` from an MJPEG webcam.
+    public var chromaSite: FrameChromaSite
 
     public init(format: FramePixelFormat, width: Int, height: Int,
                 planes: [UnsafePointer<UInt8>], strides: [Int], pts: Int64,
-                colorRange: FrameColorRange = .full, colorMatrix: FrameColorMatrix = .bt601) {
+                colorRange: FrameColorRange = .full, colorMatrix: FrameColorMatrix = .bt601,
+                chromaSite: FrameChromaSite = .mpeg2) {
         self.format = format
         self.width = width
         self.height = height
@@ -31,6 +35,7 @@ public struct FrameView {
         self.pts = pts
         self.colorRange = colorRange
         self.colorMatrix = colorMatrix
+        self.chromaSite = chromaSite
     }
 
     func validate() throws(LivenessError) {
@@ -62,6 +67,37 @@ public enum FrameColorMatrix: Sendable, Hashable, CaseIterable {
     case bt709
 
     var cValue: hkcv_color_matrix { self == .bt709 ? HKCV_MATRIX_BT709 : HKCV_MATRIX_BT601 }
+}
+
+/// Where 4:2:0 colour samples sit against the luma grid. The edge fit
+/// reads a card's side on the colour planes when it has no edge in luma
+/// (a green title band before a grey wall) and places it to a fraction of
+/// a pixel, so it must know where each colour sample stands.
+public enum FrameChromaSite: Sendable, Hashable, CaseIterable {
+    /// On the even luma columns, halfway between two rows: H.264, MPEG-2, MPEG-4.
+    case mpeg2
+    /// Halfway between two columns and two rows: JPEG, an MJPEG webcam.
+    case jpeg
+    /// On the even luma columns and rows.
+    case cosited
+
+    /// From GStreamer's chroma-site flags; a siting co-sited only vertically,
+    /// which no common stream uses, is read as `.mpeg2`.
+    public init(cositedHorizontally: Bool, cositedVertically: Bool) {
+        switch (cositedHorizontally, cositedVertically) {
+        case (true, true): self = .cosited
+        case (false, false): self = .jpeg
+        default: self = .mpeg2
+        }
+    }
+
+    var cValue: hkcv_chroma_site {
+        switch self {
+        case .mpeg2: HKCV_CHROMA_SITE_MPEG2
+        case .jpeg: HKCV_CHROMA_SITE_JPEG
+        case .cosited: HKCV_CHROMA_SITE_COSITED
+        }
+    }
 }
 
 /// Pixel layouts `addFrame` accepts (those the vision shim reads).

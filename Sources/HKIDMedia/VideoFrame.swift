@@ -43,6 +43,12 @@ public final class VideoFrame: @unchecked Sendable {
     /// stream names none.
     public let fullRange: Bool
     public let bt709: Bool
+    /// Whether 4:2:0 colour samples sit on the even luma columns (rows),
+    /// else halfway between two: the caps' chroma-site (MPEG-2's, on the
+    /// columns and between the rows, when the stream names none; JPEG's,
+    /// between both, from an MJPEG webcam).
+    public let chromaCositedHorizontally: Bool
+    public let chromaCositedVertically: Bool
 
     private let sample: OpaquePointer
     private var mapping: hk_video_frame
@@ -68,6 +74,8 @@ public final class VideoFrame: @unchecked Sendable {
         duration = hk_clock_time_is_valid(mapping.duration) != 0 ? Int64(mapping.duration) : -1
         fullRange = mapping.full_range != 0
         bt709 = mapping.bt709 != 0
+        chromaCositedHorizontally = mapping.chroma_h_cosited != 0
+        chromaCositedVertically = mapping.chroma_v_cosited != 0
         let count = Int(mapping.n_planes)
         planes = withUnsafeBytes(of: mapping.planes) { raw in
             (0..<count).map { raw.load(fromByteOffset: $0 * MemoryLayout<UnsafePointer<UInt8>>.stride, as: UnsafePointer<UInt8>.self) }

@@ -17,6 +17,8 @@ extension FrameView {
         }
         self.init(format: format, width: frame.width, height: frame.height,
                   planes: frame.planes, strides: frame.strides, pts: frame.pts,
-                  colorRange: frame.fullRange ? .full : .limited, colorMatrix: frame.bt709 ? .bt709 : .bt601)
+                  colorRange: frame.fullRange ? .full : .limited, colorMatrix: frame.bt709 ? .bt709 : .bt601,
+                  chromaSite: FrameChromaSite(cositedHorizontally: frame.chromaCositedHorizontally,
+                                              cositedVertically: frame.chromaCositedVertically))
     }
 }

@@ -84,3 +84,93 @@ struct ColourEdgeTests {
         #expect(percentile(pitchErrors, 0.9) <= 1.5, "pitch errors \(shown(pitchErrors))°")
     }
 }
+
+/// Where the colour samples sit matters once a side is fitted on them: an
+/// MJPEG webcam's colour stands halfway between two luma columns, H.264's on
+/// the even ones. A card whose left side steps only in colour (a green band
+/// down its left edge, a grey wall of the same luma beside it) is fitted
+/// where the stream's siting says.
+@Suite
+struct ChromaSiteTests {
+    /// The frame's luma and colour repainted: a green band down the card's
+    /// left `band` share and a grey wall left of the card at the band's luma,
+    /// a dark desk elsewhere outside the card. The colour planes are made
+    /// from that picture as an encoder with `site` downsamples: a 2 x 2 mean
+    /// for JPEG's siting, [1 2 1] across three columns and a mean of two rows
+    /// for MPEG-2's.
+    static func greenBandBesideGreyWall(_ frame: Frame, site: hkcv_chroma_site, band: Double = 0.12) -> Frame {
+        var f = frame
+        let w = f.width, h = f.height
+        let card = CardOutline(f)
+        let xs = card.xs, ys = card.ys
+        func leftX(_ y: Double) -> Double { xs[0] + (xs[3] - xs[0]) * (y - ys[0]) / (ys[3] - ys[0]) }
+        let bandWidth = band * (xs[1] - xs[0])
+        func inBand(_ x: Double, _ y: Double) -> Bool { card.contains(x, y) && x < leftX(y) + bandWidth }
+        func wall(_ x: Double, _ y: Double) -> Bool { !card.contains(x, y) && x < leftX(y) }
+        for y in 0..<h {
+            for x in 0..<w {
+                let px = Double(x), py = Double(y)
+                if inBand(px, py) || wall(px, py) {
+                    f.pixels[y * w + x] = ColourEdgeTests.bandLuma
+                } else if !card.contains(px, py) {
+                    f.pixels[y * w + x] = 38
+                }
+            }
+        }
+        let u = w * h, v = u + w * h / 4
+        let own = f.pixels
+        for y in 0..<(h / 2) {
+            for x in 0..<(w / 2) {
+                let taps: [(dx: Int, dy: Int, weight: Int)] = site == HKCV_CHROMA_SITE_JPEG
+                    ? [(0, 0, 2), (1, 0, 2), (0, 1, 2), (1, 1, 2)]
+                    : [(-1, 0, 1), (0, 0, 2), (1, 0, 1), (-1, 1, 1), (0, 1, 2), (1, 1, 1)]
+                var green = 0, grey = 0
+                for t in taps {
+                    let px = Double(2 * x + t.dx), py = Double(2 * y + t.dy)
+                    if inBand(px, py) { green += t.weight } else if wall(px, py) { grey += t.weight }
+                }
+                guard green + grey > 0 else { continue }
+                let rest = 8 - green - grey
+                for (plane, tint) in [(u, 104), (v, 108)] {
+                    let mixed = (green * tint + grey * 128 + rest * Int(own[plane + y * (w / 2) + x]) + 4) / 8
+                    f.pixels[plane + y * (w / 2) + x] = UInt8(mixed)
+                }
+            }
+        }
+        return f
+    }
+
+    /// The median distance of the left corners' x from the truth, signed
+    /// (positive: right of it), over a card turning slowly, the frames'
+    /// colour made with `made` and declared as `declared`.
+    static func leftSideOffset(made: hkcv_chroma_site, declared: hkcv_chroma_site) -> (offset: Double, frames: Int) {
+        let scenes = Scenes(seed: 45)
+        var s = scenes.scene()
+        s.card_type = CR_CARD_2018
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.32, scene: s)
+        let tracker = Tracker(cardType: HKCV_CARD_2018)
+        var offsets: [Double] = []
+        for index in 0..<20 {
+            s.yaw_deg = 1 + 0.4 * Double(index)
+            s.pitch_deg = 1 + 0.2 * Double(index)
+            let frame = greenBandBesideGreyWall(scenes.render(s), site: made)
+            let m = tracker.process(frame, pts: Int64(index) * 33_333_333, chromaSite: declared)
+            guard index >= 5, m.found == 1 else { continue }
+            let c = floats(m.corners), t = frame.truthCorners
+            offsets.append(Double(c[0] - t[0]))
+            offsets.append(Double(c[6] - t[6]))
+        }
+        return (percentile(offsets, 0.5), offsets.count / 2)
+    }
+
+    @Test(arguments: [HKCV_CHROMA_SITE_JPEG, HKCV_CHROMA_SITE_MPEG2])
+    func aSideSteppingOnlyInColourIsPlacedByTheStreamsSiting(site: hkcv_chroma_site) {
+        let other = site == HKCV_CHROMA_SITE_JPEG ? HKCV_CHROMA_SITE_MPEG2 : HKCV_CHROMA_SITE_JPEG
+        let right = Self.leftSideOffset(made: site, declared: site)
+        let wrong = Self.leftSideOffset(made: site, declared: other)
+        #expect(right.frames == 15 && wrong.frames == 15, "followed on \(right.frames) and \(wrong.frames) of 15 frames")
+        #expect(abs(right.offset) <= 0.25, "declared as made: the left side \(right.offset) px off")
+        #expect(abs(wrong.offset - right.offset) >= 0.35,
+                "declared otherwise: \(wrong.offset) px against \(right.offset) px")
+    }
+}

@@ -89,7 +89,8 @@ final class Tracker {
     /// One frame through the tracker, as I420 or (nv12) as NV12: the same
     /// luma, then Cb and Cr interleaved.
     @discardableResult
-    func process(_ f: Frame, pts: Int64 = 0, nv12: Bool = false) -> hkcv_measurement {
+    func process(_ f: Frame, pts: Int64 = 0, nv12: Bool = false,
+                 chromaSite: hkcv_chroma_site = HKCV_CHROMA_SITE_MPEG2) -> hkcv_measurement {
         let luma = f.width * f.height, quarter = luma / 4
         let pixels = nv12
             ? Array(f.pixels[0..<luma]) + (0..<quarter).flatMap { [f.pixels[luma + $0], f.pixels[luma + quarter + $0]] }
@@ -104,6 +105,7 @@ final class Tracker {
             im.planes = nv12 ? (y, y + luma, nil) : (y, y + luma, y + luma + quarter)
             im.strides = nv12 ? (Int32(f.width), Int32(f.width), 0) : (Int32(f.width), Int32(f.width / 2), Int32(f.width / 2))
             im.range = f.range
+            im.chroma_site = chromaSite
             return hkcv_tracker_process(handle, &im, pts, &m)
         }
         precondition(status == HKCV_OK, "process failed: \(status)")

@@ -81,6 +81,24 @@ struct FrameSourceTests {
         #expect(error?.kind == .decodeFailed)
     }
 
+    /// The edge fit places a side found in colour by where the colour
+    /// samples sit: a frame says what its caps say (an MJPEG webcam's
+    /// decoder gives JPEG's siting, H.264's is MPEG-2's). Decoders name a
+    /// chroma-site without a colorimetry, which GstVideoInfo (1.22) would
+    /// read as JPEG's; the caps without one come first.
+    @Test("a frame carries its caps' chroma siting", arguments: [
+        ("videotestsrc num-buffers=2 ! video/x-raw,format=I420 ! jpegenc ! jpegdec ! appsink name=sink", false, false),
+        ("videotestsrc num-buffers=2 ! video/x-raw,format=I420,chroma-site=mpeg2 ! appsink name=sink", true, false),
+        ("videotestsrc num-buffers=2 ! video/x-raw,format=I420,colorimetry=bt709,chroma-site=cosited ! appsink name=sink", true, true),
+        ("videotestsrc num-buffers=2 ! video/x-raw,format=I420 ! appsink name=sink", true, false),
+    ])
+    func chromaSiting(pipeline: String, horizontally: Bool, vertically: Bool) throws {
+        let source = try FrameSource(PipelineDescription(text: pipeline, origin: "siting.pipeline"), input: nil)
+        var sitings: [[Bool]] = []
+        try source.run { frame in sitings.append([frame.chromaCositedHorizontally, frame.chromaCositedVertically]) }
+        #expect(sitings == [[horizontally, vertically], [horizontally, vertically]])
+    }
+
     @Test("a truncated MP4 yields the frames before the cut, then an error", arguments: [0.5, 0.9])
     func truncated(fraction: Double) throws {
         let path = try Fixtures.truncated(try Fixtures.movingSquare(), fraction: fraction)

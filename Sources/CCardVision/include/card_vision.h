@@ -75,6 +75,17 @@ typedef enum hkcv_color_matrix {
     HKCV_MATRIX_BT709 = 1       /* HD video */
 } hkcv_color_matrix;
 
+/* Where 4:2:0 input's colour samples sit against the luma grid (GStreamer's
+ * chroma-site). The edge fit reads a card's side on the colour planes when
+ * it has no edge in luma, and places it to a fraction of a pixel. Ignored for
+ * BGR and grey input. */
+typedef enum hkcv_chroma_site {
+    HKCV_CHROMA_SITE_MPEG2 = 0, /* on the even luma columns, halfway between two rows: H.264, MPEG-2 and
+                                   MPEG-4 (the zero default) */
+    HKCV_CHROMA_SITE_JPEG = 1,  /* halfway between two columns and two rows: JPEG, an MJPEG webcam */
+    HKCV_CHROMA_SITE_COSITED = 2 /* on the even luma columns and rows */
+} hkcv_chroma_site;
+
 /* A frame as the caller already has it in memory; nothing is copied for the
  * luma path (the Y plane is wrapped, not converted). Unused planes are NULL. */
 typedef struct hkcv_image {
@@ -85,6 +96,7 @@ typedef struct hkcv_image {
     int strides[3];             /* bytes per row of each plane */
     hkcv_color_range range;     /* YUV input: from the stream's colorimetry */
     hkcv_color_matrix matrix;
+    hkcv_chroma_site chroma_site; /* 4:2:0 input: from the stream's chroma-site */
 } hkcv_image;
 
 /* ---- The tracker and its configuration --------------------------------- */

@@ -89,8 +89,18 @@ cv::Mat luma_of(const hkcv_image &im, cv::Mat &scratch) {
     return cv::Mat();
 }
 
+// Where a 4:2:0 colour sample sits against the luma grid, in luma pixels.
+static cv::Point2f siting_of(hkcv_chroma_site site) {
+    switch (site) {
+    case HKCV_CHROMA_SITE_JPEG: return {0.5f, 0.5f};
+    case HKCV_CHROMA_SITE_COSITED: return {0.f, 0.f};
+    default: return {0.f, 0.5f};  // MPEG-2's, and what an unknown value is read as
+    }
+}
+
 Chroma chroma_of(const hkcv_image &im, std::array<cv::Mat, 2> &nv12_split) {
     Chroma c;
+    c.siting = siting_of(im.chroma_site);
     const int w = (im.width + 1) / 2, h = (im.height + 1) / 2;
     if (im.format == HKCV_PIXEL_I420) {
         c.u = wrap(im.planes[1], h, w, CV_8UC1, im.strides[1]);

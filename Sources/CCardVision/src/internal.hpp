@@ -126,6 +126,9 @@ cv::Mat luma_of(const hkcv_image &image, cv::Mat &scratch);
 // them that has no edge in luma.
 struct Chroma {
     cv::Mat u, v;
+    // Where sample (0, 0) of u and v lies in luma pixels (hkcv_chroma_site):
+    // sample (i, j) stands for luma (2i, 2j) + siting.
+    cv::Point2f siting{0.f, 0.5f};
     bool empty() const { return u.empty(); }
 };
 Chroma chroma_of(const hkcv_image &image, std::array<cv::Mat, 2> &nv12_split);

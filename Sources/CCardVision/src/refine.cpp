@@ -80,12 +80,10 @@ struct RefineParams {
     // and blurred by the codec, a colour step is taken only where it runs
     // along most of the side (min_colour_support of its places): one along
     // a third of it is as likely the chin just above a card's top as the
-    // card. Their samples sit on the even luma columns, halfway between two
-    // luma rows (H.264's and MPEG's 4:2:0 siting): colour_siting_y_px is
-    // that half row, in luma pixels.
+    // card. Where their samples sit against the luma grid is the stream's
+    // (Chroma::siting, from hkcv_image.chroma_site).
     int min_colour_radius_px = 2;
     float min_colour_support = 0.7f;
-    float colour_siting_y_px = 0.5f;
     // Sides that may keep their predicted line (the frame cuts them off or
     // a hand hides them): the other sides carry the fit. One more when the
     // guess is trusted.
@@ -357,7 +355,7 @@ SideFit fit_side_in_colour(const cv::Mat &luma, const Chroma &chroma, cv::Point2
                            cv::Point2f centre, int radius, RefineScratch &s) {
     SideFit best;
     if (chroma.u.empty() || chroma.u.cols != (luma.cols + 1) / 2 || chroma.u.rows != (luma.rows + 1) / 2) return best;
-    const cv::Point2f siting(0.f, kRefine.colour_siting_y_px);
+    const cv::Point2f siting = chroma.siting;
     auto to_plane = [&](cv::Point2f p) { return (p - siting) * 0.5f; };
     const int plane_radius = std::max(kRefine.min_colour_radius_px, (radius + 1) / 2);
     for (const cv::Mat *plane : {&chroma.u, &chroma.v}) {

@@ -67,6 +67,12 @@ typedef struct hk_video_frame {
      * none: limited range, BT.601 below 720 lines, BT.709 from 720 up). */
     int full_range;
     int bt709;
+    /* From the caps' chroma-site: whether 4:2:0 colour samples sit on the
+     * even luma columns (rows), else halfway between two. A stream that
+     * names none (or one GStreamer does not know) is read as MPEG-2's: on
+     * the columns, between the rows. */
+    int chroma_h_cosited;
+    int chroma_v_cosited;
 } hk_video_frame;
 
 gboolean hk_video_frame_map(GstSample *sample, hk_video_frame *out);
