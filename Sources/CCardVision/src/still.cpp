@@ -141,6 +141,24 @@ std::optional<cv::Rect> FaceFinder::find(const cv::Mat &portrait_gray) {
     return std::nullopt;
 }
 
+std::optional<bool> portrait_shows_face(FaceFinder &faces, const cv::Mat &luma, const Quad &q, hkcv_card_type type) {
+    const cv::Rect2d a = portrait_area(type);
+    // The smallest face box the search looks for spans min_face_px of the
+    // camera's pixels and lbp.min_face of the area's width, which is
+    // a.width of the card's: a narrower card cannot show one.
+    if (mean_width(q) * a.width * kStill.lbp.min_face < kStill.min_face_px) return std::nullopt;
+    // The area's pixels to the card face at 10 px per mm (856 x 540) to the
+    // camera's pixels.
+    constexpr int kFaceW = 856, kFaceH = 540;
+    const int w = kStill.face_search_width;
+    const int h = int(std::lround(w * (a.height * kFaceH) / (a.width * kFaceW)));
+    const cv::Matx33d area(a.width * kFaceW / w, 0, a.x * kFaceW, 0, a.height * kFaceH / h, a.y * kFaceH, 0, 0, 1);
+    const cv::Matx33d area_to_frame = raster_to_quad(q, kFaceW, kFaceH) * area;
+    cv::Mat portrait;
+    cv::warpPerspective(luma, portrait, cv::Mat(area_to_frame), cv::Size(w, h), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP);
+    return faces.find(portrait).has_value();
+}
+
 Still::Still(const hkcv_image &frame, const Quad &card, int64_t pts, const hkcv_config &config,
              std::shared_ptr<FaceFinder> faces)
     : source_([&] {

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 namespace cardvision {
@@ -40,6 +41,12 @@ private:
     std::mutex mutex_;
     LazyCascade first_, fallback_;
 };
+
+// Whether the card at q in luma shows a face where its layout puts the
+// portrait (the portrait area rectified at the head crop's search width).
+// nullopt when the card is too small in the camera's pixels for the
+// cascade to see a face there: no face then says nothing.
+std::optional<bool> portrait_shows_face(FaceFinder &faces, const cv::Mat &luma, const Quad &q, hkcv_card_type type);
 
 class Still {
 public:

@@ -32,6 +32,10 @@ struct TrackParams {
     // (intersection over union) are one object found twice: when the first
     // does not hold, neither does the second.
     double same_object = 0.6;
+    // A quad that shares more than this of its area with the search's best
+    // is that quad with a side moved, whose portrait is the best's own:
+    // only another object is promoted for showing a face (prefer_a_portrait).
+    double same_portrait = 0.5;
     // The coarser look searches at 1/coarse_den of the search's size: a
     // card held so near that it is out of focus has edges tens of pixels
     // wide, which read as edges only at half the size.
@@ -386,6 +390,32 @@ std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, dou
     return r;
 }
 
+// A card carries its holder's portrait; a box printed on the page under it
+// (a crossword, an advertisement's panel) can outrank it by its size and
+// its sides, but shows no face where the card's layout puts the portrait.
+// The best keeps its place when its portrait shows a face, or when it is
+// too small in the camera's pixels for a face to be seen there (a far
+// card): only a face looked for where one could be seen and not found
+// counts against it. Quads found only on joined lines are not promoted.
+void Tracker::prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &found) {
+    if (found.empty() || found[0].joined) return;
+    // Only another object can be promoted; the face search (a few ms) is
+    // not run when there is none.
+    auto another_object = [&](const Detection &d) {
+        return !d.joined && overlap(d.quad, found[0].quad) <= kTrack.same_portrait;
+    };
+    if (std::none_of(found.begin() + 1, found.end(), another_object)) return;
+    const std::optional<bool> best = portrait_shows_face(*faces_, luma, found[0].quad, config_.card_type);
+    if (!best || *best) return;
+    for (size_t i = 1; i < found.size(); ++i) {
+        if (!another_object(found[i])) continue;
+        if (portrait_shows_face(*faces_, luma, found[i].quad, config_.card_type).value_or(false)) {
+            std::rotate(found.begin(), found.begin() + long(i), found.begin() + long(i) + 1);
+            return;
+        }
+    }
+}
+
 std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, double focal) {
     // The best-ranked quad. A best that runs off the frame (a side guessed
     // beyond the border) and does not hold at full size, search after
@@ -416,6 +446,7 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
                                    FourthSide::beyond_ends, kTrack.quads_tried);
         if (!further.empty() && !beyond_frame(further[0].quad, size)) found = std::move(further);
     }
+    prefer_a_portrait(luma, found);
     const bool refused_before = std::exchange(cut_best_refused_, false);
     auto confirm = [&](const Detection &d) {
         return polish(luma, d.quad, d.pixel_error + kTrack.confirm_slack_px, focal);

@@ -81,6 +81,9 @@ private:
     // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
     std::optional<Refinement> find(const cv::Mat &luma, cv::Rect roi, double focal);
+    // Of the search's best quads, the first whose portrait shows a face is
+    // put first, when the best's could show one and does not.
+    void prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &found);
     // The coarse look's quad fitted at full size, else at half size (a near
     // card out of focus).
     std::optional<Refinement> confirm_near(const cv::Mat &luma, const Detection &d, double focal);
