@@ -14,47 +14,61 @@ import Testing
 struct ColourEdgeTests {
     static let bandLuma: UInt8 = 150
 
-    /// Paints the card's top band (its top `band` share) green at luma
-    /// `bandLuma`, the wall above the card's top side neutral grey at the
-    /// same luma, and everything else outside the card a dark desk.
-    static func greenBandUnderGreyWall(_ frame: Frame, band: Double = 0.14) -> Frame {
+    /// Repaints `frame` so that a band of the card (`inBand`) differs from
+    /// the wall beside it (`wall`, outside the card) in colour only: both
+    /// at luma `bandLuma`, the band green, the wall neutral grey; the rest
+    /// outside the card a dark desk, neutral too. The colour planes are
+    /// made from that picture as an encoder with `site`'s 4:2:0 siting
+    /// downsamples it: [1 2 1] across three columns and a mean of two rows
+    /// for MPEG-2's, a 2 x 2 mean for JPEG's.
+    static func colourOnlyBand(_ frame: Frame, site: hkcv_chroma_site, inBand: (Double, Double) -> Bool,
+                               wall: (Double, Double) -> Bool) -> Frame {
         var f = frame
         let w = f.width, h = f.height
         let card = CardOutline(f)
-        let xs = card.xs, ys = card.ys
-        let insideCard = card.contains
-        func topY(_ x: Double) -> Double { ys[0] + (ys[1] - ys[0]) * (x - xs[0]) / (xs[1] - xs[0]) }
-        let bandHeight = band * (ys[3] - ys[0])
-        func inBand(_ x: Double, _ y: Double) -> Bool { insideCard(x, y) && y < topY(x) + bandHeight }
         for y in 0..<h {
             for x in 0..<w {
                 let px = Double(x), py = Double(y)
-                if inBand(px, py) || (!insideCard(px, py) && py < topY(px)) {
+                if inBand(px, py) || wall(px, py) {
                     f.pixels[y * w + x] = bandLuma
-                } else if !insideCard(px, py) {
+                } else if !card.contains(px, py) {
                     f.pixels[y * w + x] = 38
                 }
             }
         }
+        let taps: [(dx: Int, dy: Int, weight: Int)] = site == HKCV_CHROMA_SITE_JPEG
+            ? [(0, 0, 2), (1, 0, 2), (0, 1, 2), (1, 1, 2)]
+            : [(-1, 0, 1), (0, 0, 2), (1, 0, 1), (-1, 1, 1), (0, 1, 2), (1, 1, 1)]
         let u = w * h, v = u + w * h / 4
-        // Each colour sample averages its 2 x 2 luma pixels, as an encoder's
-        // 4:2:0 downsampling does: green where they lie in the band, neutral
-        // outside the card, the card's own colour elsewhere.
+        let own = f.pixels
         for y in 0..<(h / 2) {
             for x in 0..<(w / 2) {
-                let places = [(0, 0), (1, 0), (0, 1), (1, 1)].map { (Double(2 * x + $0.0), Double(2 * y + $0.1)) }
-                let green = places.filter { inBand($0.0, $0.1) }.count
-                let grey = places.filter { !insideCard($0.0, $0.1) }.count
+                var green = 0, grey = 0
+                for t in taps {
+                    let px = Double(2 * x + t.dx), py = Double(2 * y + t.dy)
+                    if inBand(px, py) { green += t.weight } else if !card.contains(px, py) { grey += t.weight }
+                }
                 guard green + grey > 0 else { continue }
-                let card = 4 - green - grey
+                let rest = 8 - green - grey
                 for (plane, tint) in [(u, 104), (v, 108)] {
-                    let own = Int(f.pixels[plane + y * (w / 2) + x])
-                    let mixed = (green * tint + grey * 128 + card * own + 2) / 4
+                    let mixed = (green * tint + grey * 128 + rest * Int(own[plane + y * (w / 2) + x]) + 4) / 8
                     f.pixels[plane + y * (w / 2) + x] = UInt8(mixed)
                 }
             }
         }
         return f
+    }
+
+    /// The card's top band (its top `band` share) green before a grey wall
+    /// above the card, in MPEG-2's siting (H.264's).
+    static func greenBandUnderGreyWall(_ frame: Frame, band: Double = 0.14) -> Frame {
+        let card = CardOutline(frame)
+        let xs = card.xs, ys = card.ys
+        func topY(_ x: Double) -> Double { ys[0] + (ys[1] - ys[0]) * (x - xs[0]) / (xs[1] - xs[0]) }
+        let bandHeight = band * (ys[3] - ys[0])
+        return colourOnlyBand(frame, site: HKCV_CHROMA_SITE_MPEG2,
+                              inBand: { x, y in card.contains(x, y) && y < topY(x) + bandHeight },
+                              wall: { x, y in !card.contains(x, y) && y < topY(x) })
     }
 
     @Test(arguments: [false, true])
@@ -92,52 +106,16 @@ struct ColourEdgeTests {
 /// where the stream's siting says.
 @Suite
 struct ChromaSiteTests {
-    /// The frame's luma and colour repainted: a green band down the card's
-    /// left `band` share and a grey wall left of the card at the band's luma,
-    /// a dark desk elsewhere outside the card. The colour planes are made
-    /// from that picture as an encoder with `site` downsamples: a 2 x 2 mean
-    /// for JPEG's siting, [1 2 1] across three columns and a mean of two rows
-    /// for MPEG-2's.
+    /// The card's left band (its left `band` share) green beside a grey
+    /// wall left of the card, in `site`'s siting.
     static func greenBandBesideGreyWall(_ frame: Frame, site: hkcv_chroma_site, band: Double = 0.12) -> Frame {
-        var f = frame
-        let w = f.width, h = f.height
-        let card = CardOutline(f)
+        let card = CardOutline(frame)
         let xs = card.xs, ys = card.ys
         func leftX(_ y: Double) -> Double { xs[0] + (xs[3] - xs[0]) * (y - ys[0]) / (ys[3] - ys[0]) }
         let bandWidth = band * (xs[1] - xs[0])
-        func inBand(_ x: Double, _ y: Double) -> Bool { card.contains(x, y) && x < leftX(y) + bandWidth }
-        func wall(_ x: Double, _ y: Double) -> Bool { !card.contains(x, y) && x < leftX(y) }
-        for y in 0..<h {
-            for x in 0..<w {
-                let px = Double(x), py = Double(y)
-                if inBand(px, py) || wall(px, py) {
-                    f.pixels[y * w + x] = ColourEdgeTests.bandLuma
-                } else if !card.contains(px, py) {
-                    f.pixels[y * w + x] = 38
-                }
-            }
-        }
-        let u = w * h, v = u + w * h / 4
-        let own = f.pixels
-        for y in 0..<(h / 2) {
-            for x in 0..<(w / 2) {
-                let taps: [(dx: Int, dy: Int, weight: Int)] = site == HKCV_CHROMA_SITE_JPEG
-                    ? [(0, 0, 2), (1, 0, 2), (0, 1, 2), (1, 1, 2)]
-                    : [(-1, 0, 1), (0, 0, 2), (1, 0, 1), (-1, 1, 1), (0, 1, 2), (1, 1, 1)]
-                var green = 0, grey = 0
-                for t in taps {
-                    let px = Double(2 * x + t.dx), py = Double(2 * y + t.dy)
-                    if inBand(px, py) { green += t.weight } else if wall(px, py) { grey += t.weight }
-                }
-                guard green + grey > 0 else { continue }
-                let rest = 8 - green - grey
-                for (plane, tint) in [(u, 104), (v, 108)] {
-                    let mixed = (green * tint + grey * 128 + rest * Int(own[plane + y * (w / 2) + x]) + 4) / 8
-                    f.pixels[plane + y * (w / 2) + x] = UInt8(mixed)
-                }
-            }
-        }
-        return f
+        return ColourEdgeTests.colourOnlyBand(frame, site: site,
+                                              inBand: { x, y in card.contains(x, y) && x < leftX(y) + bandWidth },
+                                              wall: { x, y in !card.contains(x, y) && x < leftX(y) })
     }
 
     /// The median distance of the left corners' x from the truth, signed

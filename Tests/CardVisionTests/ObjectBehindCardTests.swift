@@ -22,27 +22,10 @@ struct ObjectBehindCardTests {
     /// corner to past the frame's right and bottom border, and a dark desk
     /// elsewhere. Luma and both colour planes (neutral grey).
     static func onSheet(_ frame: Frame, margin: Double, sheet: UInt8 = 232) -> Frame {
-        var f = frame
-        let w = f.width, h = f.height
-        let card = CardOutline(f)
+        let card = CardOutline(frame)
         let xs = card.xs, ys = card.ys
-        let cardW = xs[1] - xs[0], cardH = ys[3] - ys[0]
-        let sheetX = xs[0] - margin * cardW, sheetY = ys[0] - margin * cardH
-        let insideCard = card.contains
-        for y in 0..<h {
-            for x in 0..<w where !insideCard(Double(x), Double(y)) {
-                let onSheet = Double(x) >= sheetX && Double(y) >= sheetY
-                f.pixels[y * w + x] = onSheet ? sheet : 38
-            }
-        }
-        let u = w * h, v = u + w * h / 4
-        for y in 0..<(h / 2) {
-            for x in 0..<(w / 2) where !insideCard(Double(2 * x) + 0.5, Double(2 * y) + 0.5) {
-                f.pixels[u + y * (w / 2) + x] = 128
-                f.pixels[v + y * (w / 2) + x] = 128
-            }
-        }
-        return f
+        let sheetX = xs[0] - margin * (xs[1] - xs[0]), sheetY = ys[0] - margin * (ys[3] - ys[0])
+        return frame.repaintedAroundCard { x, y in x >= sheetX && y >= sheetY ? sheet : 38 }
     }
 
     @Test func sidesAreNotWidenedOntoTheSheetUnderTheCard() {

@@ -8,7 +8,6 @@
 // face when its own could show one and does not (Tracker::prefer_a_portrait).
 import CCardRender
 import CCardVision
-import HKIDLiveness
 import Testing
 
 @Suite
@@ -16,15 +15,12 @@ struct PortraitTests {
     /// Paints a light box of the card's aspect, `scale` times the card's
     /// size, centred at (`centreX`, the card's centre height), with rows of
     /// dark "words" printed in it, and a dark desk everywhere else outside
-    /// the card. Its colour planes are left neutral.
+    /// the card (repaintedAroundCard: neutral in colour).
     static func beside(_ frame: Frame, printedBoxOf scale: Double, centreX: Double) -> Frame {
-        var f = frame
-        let w = f.width, h = f.height
-        let card = CardOutline(f)
-        let cardW = card.xs[1] - card.xs[0], cardH = card.ys[3] - card.ys[0]
-        let boxW = scale * cardW, boxH = scale * cardH
+        let card = CardOutline(frame)
+        let boxW = scale * (card.xs[1] - card.xs[0]), boxH = scale * (card.ys[3] - card.ys[0])
         let x0 = centreX - boxW / 2, y0 = (card.ys[0] + card.ys[3]) / 2 - boxH / 2
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(state: 7)
         // Rows of words: a dark stroke 4 px high every 16 px, broken into
         // words of 20-70 px with 10 px between them, from 8 % to 92 % of the box.
         var words: [(x0: Double, x1: Double, y: Double)] = []
@@ -38,24 +34,10 @@ struct PortraitTests {
             }
             y += 16
         }
-        for py in 0..<h {
-            for px in 0..<w {
-                let x = Double(px), y = Double(py)
-                if card.contains(x, y) { continue }
-                let inBox = x >= x0 && x < x0 + boxW && y >= y0 && y < y0 + boxH
-                var level: UInt8 = inBox ? 205 : 38
-                if inBox, words.contains(where: { x >= $0.x0 && x < $0.x1 && y >= $0.y && y < $0.y + 4 }) { level = 60 }
-                f.pixels[py * w + px] = level
-            }
+        return frame.repaintedAroundCard { x, y in
+            guard x >= x0 && x < x0 + boxW && y >= y0 && y < y0 + boxH else { return 38 }
+            return words.contains { x >= $0.x0 && x < $0.x1 && y >= $0.y && y < $0.y + 4 } ? 60 : 205
         }
-        let u = w * h, v = u + w * h / 4
-        for cy in 0..<(h / 2) {
-            for cx in 0..<(w / 2) where !card.contains(Double(2 * cx), Double(2 * cy)) {
-                f.pixels[u + cy * (w / 2) + cx] = 128
-                f.pixels[v + cy * (w / 2) + cx] = 128
-            }
-        }
-        return f
     }
 
     /// A 2018 card a quarter of the view wide, right of centre, and a

@@ -204,6 +204,28 @@ struct CardOutline {
 }
 
 extension Frame {
+    /// The frame with everything outside the card's true outline repainted:
+    /// luma by `luma(x, y)`, both colour planes neutral grey (a colour
+    /// sample is outside when the middle of its 2 x 2 luma pixels is).
+    func repaintedAroundCard(luma: (Double, Double) -> UInt8) -> Frame {
+        var f = self
+        let w = width, h = height
+        let card = CardOutline(self)
+        for y in 0..<h {
+            for x in 0..<w where !card.contains(Double(x), Double(y)) {
+                f.pixels[y * w + x] = luma(Double(x), Double(y))
+            }
+        }
+        let u = w * h, v = u + w * h / 4
+        for y in 0..<(h / 2) {
+            for x in 0..<(w / 2) where !card.contains(Double(2 * x) + 0.5, Double(2 * y) + 0.5) {
+                f.pixels[u + y * (w / 2) + x] = 128
+                f.pixels[v + y * (w / 2) + x] = 128
+            }
+        }
+        return f
+    }
+
     /// The whole card lies inside the frame with a small margin.
     var cardFullyInside: Bool {
         let c = truthCorners

@@ -31,11 +31,9 @@ struct TrackParams {
     // Two quads of a search that share this much of their area
     // (intersection over union) are one object found twice: when the first
     // does not hold, neither does the second.
+    // (prefer_a_portrait promotes only another object than the best: one
+    // that shares this much with it has the best's own portrait.)
     double same_object = 0.6;
-    // A quad that shares more than this of its area with the search's best
-    // is that quad with a side moved, whose portrait is the best's own:
-    // only another object is promoted for showing a face (prefer_a_portrait).
-    double same_portrait = 0.5;
     // The coarser look searches at 1/coarse_den of the search's size: a
     // card held so near that it is out of focus has edges tens of pixels
     // wide, which read as edges only at half the size.
@@ -402,7 +400,7 @@ void Tracker::prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &fou
     // Only another object can be promoted; the face search (a few ms) is
     // not run when there is none.
     auto another_object = [&](const Detection &d) {
-        return !d.joined && overlap(d.quad, found[0].quad) <= kTrack.same_portrait;
+        return !d.joined && overlap(d.quad, found[0].quad) < kTrack.same_object;
     };
     if (std::none_of(found.begin() + 1, found.end(), another_object)) return;
     const std::optional<bool> best = portrait_shows_face(*faces_, luma, found[0].quad, config_.card_type);
