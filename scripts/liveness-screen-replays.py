@@ -25,7 +25,7 @@ evaluation sets) and films it the way it happens:
    the view's centre; the phase is the screen coordinate each pixel centre
    sees, so the aliasing is the sensor's). Then noise, one of the three camera tone
    curves of liveness-renders.py (as-is, lifted blacks, washed out) and
-   H.264 at quantizer 18-30 or MPEG-4.
+   H.264 at quantizer 18-30 or MPEG-4 (OpenCV's FFmpeg writer).
 
 What this cannot test: a real display's sub-pixel layouts other than RGB
 stripes (PenTile OLED, which has a different grid), a camera's
@@ -86,6 +86,39 @@ def plan(rng, recording):
         "seed": rng.randrange(1 << 30)}
 
 
+class Encoder:
+    """Writes BGR frames to an MP4: H.264 through gst-launch (x264enc at a fixed quantizer), MPEG-4 Part 2
+    through OpenCV's FFmpeg writer. Not avenc_mpeg4 in gst-launch: it gives its packets no timestamps, and
+    mp4mux then stamps every frame 0, which makes a session's timers and the card's speed meaningless."""
+
+    def __init__(self, path, codec, quantizer, W, H, fps):
+        self.gst = None
+        self.cv = None
+        if codec == "h264":
+            self.gst = subprocess.Popen(
+                ["gst-launch-1.0", "-q", "fdsrc", "!", "rawvideoparse", f"width={W}", f"height={H}", "format=bgr",
+                 f"framerate={int(round(fps * 1000))}/1000", "!", "videoconvert", "!", "video/x-raw,format=I420",
+                 "!", "x264enc", "pass=quant", f"quantizer={quantizer}", "speed-preset=faster", "key-int-max=60",
+                 "!", "mp4mux", "!", "filesink", f"location={path}"], stdin=subprocess.PIPE)
+        else:
+            self.cv = cv2.VideoWriter(path, cv2.VideoWriter_fourcc(*"mp4v"), fps, (W, H))
+            if not self.cv.isOpened():
+                raise SystemExit(f"liveness-screen-replays: {path}: OpenCV cannot write MPEG-4")
+
+    def write(self, frame):
+        if self.gst:
+            self.gst.stdin.write(np.ascontiguousarray(frame).tobytes())
+        else:
+            self.cv.write(frame)
+
+    def close(self):
+        if self.gst:
+            self.gst.stdin.close()
+            return self.gst.wait() == 0
+        self.cv.release()
+        return True
+
+
 def polygon_mask(points, homography, W, H):
     """1 inside the polygon mapped by homography into a W x H view, 0 outside, antialiased."""
     corners = cv2.perspectiveTransform(points[None], homography)[0]
@@ -116,9 +149,12 @@ def screen_pose(p, t, W, H, disp_px, video_px):
     s = scale * (1 + 0.02 * math.sin(0.4 * t))
     c, si = math.cos(roll) * s, math.sin(roll) * s
     A = np.array([[c, -si, cx - c * dw / 2 + si * dh / 2], [si, c, cy - si * dw / 2 - c * dh / 2], [0, 0, 1]])
-    # A little perspective: the screen tilted about its vertical axis.
+    # A little perspective: the screen turned about its vertical centre line. The keystone is taken about
+    # the display's centre, so that the picture keeps its aspect there (about its left edge it would be
+    # stretched by half the tilt, which no turned screen does).
     tilt = p["tilt"] * (1 + 0.3 * math.sin(0.6 * t)) / dw
-    T = np.array([[1, 0, 0], [0, 1, 0], [tilt, 0, 1 - tilt * dw / 2]])
+    to_centre = np.array([[1, 0, -dw / 2], [0, 1, -dh / 2], [0, 0, 1]])
+    T = np.linalg.inv(to_centre) @ np.array([[1, 0, 0], [0, 1, 0], [tilt, 0, 1]]) @ to_centre
     return A @ T
 
 
@@ -170,13 +206,7 @@ def attack(out, name, p):
     back = cv2.resize(cv2.imread(os.path.join(PHOTOS, p["background"])), (W, H), interpolation=cv2.INTER_AREA)
     lut = renders.tone(p["camera"]) if p["camera"] != "as-is" else None
     partial = os.path.join(out, name + ".partial.mp4")
-    enc = ["x264enc", "pass=quant", f"quantizer={p['quantizer']}", "speed-preset=faster", "key-int-max=60"] \
-        if p["codec"] == "h264" else ["avenc_mpeg4", f"bitrate={int(W * H * fps * 0.12)}"]
-    mux = ["mp4mux"]
-    encoder = subprocess.Popen(
-        ["gst-launch-1.0", "-q", "fdsrc", "!", "rawvideoparse", f"width={W}", f"height={H}", "format=bgr",
-         f"framerate={int(round(fps * 1000))}/1000", "!", "videoconvert", "!", "video/x-raw,format=I420", "!"]
-        + enc + ["!"] + mux + ["!", "filesink", f"location={partial}"], stdin=subprocess.PIPE)
+    encoder = Encoder(partial, p["codec"], p["quantizer"], W, H, fps)
     tint = np.array(p["white_point"][::-1], np.float32)  # B, G, R
     t = 0.0
     while True:
@@ -220,10 +250,9 @@ def attack(out, name, p):
             cam = cv2.LUT(cam, lut)
             if p["camera"] == "washed":
                 cam = cv2.GaussianBlur(cam, (0, 0), 1.0)
-        encoder.stdin.write(np.ascontiguousarray(cam).tobytes())
+        encoder.write(cam)
         t += 1 / fps
-    encoder.stdin.close()
-    if encoder.wait() != 0:
+    if not encoder.close():
         raise SystemExit(f"liveness-screen-replays: {name}: encoding failed")
     os.replace(partial, os.path.join(out, name + ".mp4"))
     rec_gt = p["recording"][:-4] + ".gt.json"
