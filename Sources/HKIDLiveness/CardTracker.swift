@@ -80,6 +80,12 @@ final class CardTracker {
         return LivenessEvidence(out)
     }
 
+    /// Drops the material evidence gathered so far (`hkcv_tracker_restart_material`):
+    /// the session calls it when the card first stands front-on in view (ORTH).
+    func restartMaterial() {
+        _ = succeeded(hkcv_tracker_restart_material(handle), "hkcv_tracker_restart_material")
+    }
+
     func setCardType(_ type: CardType) {
         if succeeded(hkcv_tracker_set_card_type(handle, type.cValue), "hkcv_tracker_set_card_type") { cardType = type }
     }

@@ -49,6 +49,16 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
         self.gridFrames = gridFrames
     }
 
+    /// What may end a session before the card first stands front-on (ORTH): the same evidence, but a
+    /// black level under `floor` left unjudged. The frames before ORTH may show a near card out of focus,
+    /// or a box printed on a card the frame cuts, which read a lifted black; only a black lifted well
+    /// beyond the threshold is taken as a screen's there.
+    func beforeOrth(blackLevelAtLeast floor: Double) -> LivenessEvidence {
+        var early = self
+        if let black = blackLevel, black < floor { early.blackLevel = nil }
+        return early
+    }
+
     private enum CodingKeys: String, CodingKey {
         case frames, materialFrames, frontFrames, turnedFrames, opticallyVariableShift, opticallyVariableArea
         case chroma, blackLevel, finePrint, screenGrid, gridFrames
@@ -121,4 +131,9 @@ public struct LivenessThresholds: Sendable, Hashable, Codable {
     public var minimumGridFrames: Int = 10
 
     public init() {}
+
+    /// Before ORTH the black level may end a session early only at this multiple of `blackLevel`: genuine
+    /// cards first held near read 0.21-0.25 there (a soft card, or a box printed on a card the frame cuts,
+    /// followed as the card), screens with something darker in view 0.3-0.6.
+    public static let blackLevelFactorBeforeOrth = 2.0
 }

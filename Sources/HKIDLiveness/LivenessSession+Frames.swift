@@ -100,6 +100,11 @@ extension LivenessSession {
         }.map(\.resolved)
     }
 
+    private static func isOrth(_ event: FlowEvent) -> Bool {
+        if case .operation(.orth, _, _) = event { return true }
+        return false
+    }
+
     private func decide(_ measurement: CardMeasurement, at t: MediaTime, state: inout SessionState) -> QueuedAnalysis {
         state.counters.analysed += 1
         if !state.machine.phase.isActive {
@@ -111,6 +116,10 @@ extension LivenessSession {
         state.standInStills?.consider(measurement, at: t)
         let reader = state.livenessReader
         let flow = state.machine.process(measurement, at: t, liveness: reader)
+        if flow.contains(where: Self.isOrth) {
+            // The material is judged on the frames from here on (hkcv_tracker_restart_material).
+            state.tracker?.restartMaterial()
+        }
         let events = deliver(flow, trace: FrameTrace(t: t, card: measurement.found ? measurement : nil), state: &state)
         if measurement.found {
             logger.trace("frame", metadata: ["t": "\(t.seconds)", "yaw": "\(measurement.yaw)", "pitch": "\(measurement.pitch)"])

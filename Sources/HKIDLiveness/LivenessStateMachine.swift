@@ -257,15 +257,24 @@ public struct LivenessStateMachine: Sendable {
     /// The interim verdict (docs/liveness.md): every `minimumFrames`
     /// tracked frames, the checks that need no rotation may end the session
     /// before the flow completes, so a screen replay is stopped within a
-    /// second even when it never completes the flow. Under `report` the
-    /// first such verdict is kept for the final result instead: the
-    /// evidence of the frames after it (the whole session's median) could
-    /// otherwise pass what enforce stopped.
+    /// second or two even when it never completes the flow. Before ORTH the
+    /// black level counts only at twice its threshold
+    /// (`blackLevelFactorBeforeOrth`): until the card first stands front-on
+    /// in view the holder is bringing it there, and the frames may show a
+    /// card too near to be in focus, or a box printed on a card that the
+    /// frame cuts, followed as the card; both read a lifted black. The
+    /// session restarts the material evidence at ORTH, so from there on the
+    /// black level and the colour are judged on the frames since ORTH. Under `report` the first failed
+    /// interim verdict is kept for the final result instead: the evidence of
+    /// the frames after it (the whole session's median) could otherwise pass
+    /// what enforce stopped.
     private mutating func checkMaterial(at t: MediaTime, _ liveness: () -> LivenessEvidence?) -> [FlowEvent]? {
         trackedFrames += 1
         let every = configuration.livenessThresholds.minimumFrames
         guard interimSpoof == nil, every > 0, trackedFrames % every == 0 else { return nil }
-        let report = judge(liveness, final: false)
+        let thresholds = configuration.livenessThresholds
+        let floor = phase == .awaitingFront ? thresholds.blackLevel * LivenessThresholds.blackLevelFactorBeforeOrth : 0
+        let report = judge({ liveness()?.beforeOrth(blackLevelAtLeast: floor) }, final: false)
         guard report.verdict == .spoof else { return nil }
         if report.endsSession { return end(.spoof, at: t, report: report) }
         interimSpoof = report

@@ -177,6 +177,36 @@ import Testing
         #expect(abs(whole - large) <= 0.01, "the session reads \(whole); large \(large), small \(small)")
     }
 
+    /// hkcv_tracker_restart_material (the session calls it at ORTH) drops
+    /// what the material frames gathered (black level, colour, their count)
+    /// and keeps the frame count and the screen grid; the frames after it
+    /// gather afresh.
+    @Test func restartingTheMaterialKeepsOnlyTheFramesAfterIt() {
+        let held = Array(Self.nearFirstSession().dropFirst(72).prefix(30))
+        let tracker = Tracker(cardType: HKCV_CARD_2018)
+        func liveness() -> hkcv_liveness {
+            var l = hkcv_liveness()
+            #expect(hkcv_tracker_liveness(tracker.handle, &l) == HKCV_OK)
+            return l
+        }
+        for (index, f) in held.enumerated() where index < 20 { tracker.process(f, pts: Int64(index) * 33_333_333) }
+        let before = liveness()
+        #expect(before.material_frames >= 15 && before.black_level >= 0 && before.chroma > 6)
+        #expect(before.grid_frames > 0)
+
+        #expect(hkcv_tracker_restart_material(tracker.handle) == HKCV_OK)
+        let restarted = liveness()
+        #expect(restarted.material_frames == 0 && restarted.black_level == -1 && restarted.chroma == -1)
+        #expect(restarted.frames == before.frames && restarted.grid_frames == before.grid_frames)
+        #expect(restarted.screen_grid == before.screen_grid)
+
+        for (index, f) in held.enumerated() where index >= 20 { tracker.process(f, pts: Int64(index) * 33_333_333) }
+        let after = liveness()
+        #expect(after.material_frames >= 8 && after.material_frames <= 10 && after.black_level >= 0)
+        #expect(after.frames == before.frames + 10)
+        #expect(hkcv_tracker_restart_material(nil) == HKCV_ERR_NULL)
+    }
+
     /// The widths that bound the material frames are the configuration's
     /// (the session hands in its FAR and NEAR widths): the backed-off card,
     /// 0.34 of the view wide, shows its material by default and not once

@@ -161,6 +161,72 @@ struct LivenessDecisionTests {
         #expect(reported.liveness == liveness)
     }
 
+    /// The material is judged from ORTH on. Before the card first stands
+    /// front-on in view the holder is bringing it there: a genuine card held
+    /// too near reads a lifted black (out of focus, or a box printed on it
+    /// followed while the frame cuts the card), and it must not be refused
+    /// for that (0.21-0.25 on our renders). A screen whose black stays
+    /// lifted is refused at the first interim verdict after ORTH; one whose
+    /// pixel grid shows, or whose black is lifted to twice the threshold, is
+    /// refused before it.
+    @Test func theMaterialIsJudgedFromORTHOn() throws {
+        let lifted = LivenessEvidence(frames: 40, chroma: 28, blackLevel: 0.24, finePrint: 0.3)
+        // Four seconds held near and tilted (40 tracked frames: an interim
+        // verdict's 30 and more), then front-on, turned and back.
+        let near = MeasurementScript(fps: 10).with(.width(0.8), .yaw(20)).hold(4.0)
+        let flow = near.continued().front(1.0).turn(.yaw, to: 30, over: 0.5).turn(.yaw, to: 0, over: 0.5)
+            .hold(0.3).turn(.yaw, to: -30, over: 0.5)
+        func run(afterOrth: LivenessEvidence) -> [LivenessEvent] {
+            let measured = Mutex(lifted)
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            let session = LivenessSession(configuration: .english(), logger: logger, stills: StandInStills(),
+                                          liveness: { measured.withLock { $0 } })
+            var events = session.startDetect() + session.play(near)
+            #expect(Self.results(events).isEmpty)
+            for frame in flow.frames {
+                let frameEvents = session.process(frame.card, at: frame.pts).events
+                if summaries(frameEvents).contains(where: { $0.hasPrefix("ORTH") }) {
+                    measured.withLock { $0 = afterOrth }
+                }
+                events += frameEvents
+            }
+            return events
+        }
+
+        // The screen: refused at the 60th tracked frame, the first interim
+        // verdict after ORTH (4.3 s), halfway through its first turn.
+        let screen = run(afterOrth: lifted)
+        #expect(summaries(screen) == ["BEGIN@0.0", "result1@4.3", "ORTH@4.3", "RESET@5.4", "result5@5.9"])
+        // The genuine card, its black deep once it stands in view: completes.
+        let genuine = LivenessEvidence(frames: 40, frontFrames: 10, turnedFrames: 10, opticallyVariableShift: 40,
+                                       opticallyVariableArea: 0.05, chroma: 30, blackLevel: 0.05, finePrint: 0.3)
+        let completed = run(afterOrth: genuine)
+        #expect(summaries(completed).suffix(2) == ["COMPLETE@6.7", "result0@6.7"])
+        #expect(Self.results(completed).last?.liveness?.verdict == .genuine)
+        // A screen whose grid shows on the near frames: refused at the first
+        // interim verdict (the 30th tracked frame), on the grid alone.
+        func stoppedNear(_ evidence: LivenessEvidence) -> [LivenessEvent] {
+            var logger = Logger(label: "test")
+            logger.logLevel = .critical
+            let session = LivenessSession(configuration: .english(), logger: logger, stills: StandInStills(),
+                                          liveness: { evidence })
+            return session.startDetect() + session.play(near)
+        }
+        let gridded = stoppedNear(LivenessEvidence(frames: 30, chroma: 28, blackLevel: 0.24, finePrint: 0.3,
+                                                   screenGrid: 40, gridFrames: 10))
+        #expect(summaries(gridded) == ["BEGIN@0.0", "result5@2.9"])
+        let gridChecks = try #require(Self.results(gridded).last?.liveness?.checks)
+        #expect(gridChecks.first { $0.name == "screenGrid" }?.verdict == .fail)
+        #expect(gridChecks.first { $0.name == "blackLevel" }?.verdict == .pending)
+        // A black lifted to twice the threshold (a screen with its bezel in
+        // view reads 0.3-0.6): refused before ORTH on the black level.
+        let bezel = stoppedNear(LivenessEvidence(frames: 30, chroma: 28, blackLevel: 0.40, finePrint: 0.3))
+        #expect(summaries(bezel) == ["BEGIN@0.0", "result5@2.9"])
+        let bezelChecks = try #require(Self.results(bezel).last?.liveness?.checks)
+        #expect(bezelChecks.first { $0.name == "blackLevel" }?.verdict == .fail)
+    }
+
     @Test func genuineEvidenceCompletes() throws {
         let session = Self.session(evidence: Self.card)
         let events = session.startDetect() + session.play(FlowTests.genuine)

@@ -255,6 +255,13 @@ typedef struct hkcv_liveness {
 /* The evidence gathered since the last reset. */
 hkcv_status hkcv_tracker_liveness(const hkcv_tracker *tracker, hkcv_liveness *out);
 
+/* Drops the evidence about the card's material gathered so far (black level, colour, optically variable
+ * cells, fine print, material_frames); the screen grid and the frame count stay. Call it when the card
+ * first stands where the flow wants it (the session does, at ORTH): before that the holder is bringing it
+ * into view, and what the tracker follows may be a box printed on a card the frame cuts, or a card too
+ * near to be in focus, which reads as a lifted black. */
+hkcv_status hkcv_tracker_restart_material(hkcv_tracker *tracker);
+
 /* ---- The still --------------------------------------------------------- */
 
 /* The best front-on still kept since the last reset (sharpest, least glare),

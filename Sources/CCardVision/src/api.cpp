@@ -215,6 +215,12 @@ hkcv_status hkcv_tracker_liveness(const hkcv_tracker *t, hkcv_liveness *out) {
     }
 }
 
+hkcv_status hkcv_tracker_restart_material(hkcv_tracker *t) {
+    if (!t) return HKCV_ERR_NULL;
+    t->impl.restart_material();
+    return HKCV_OK;
+}
+
 void hkcv_buffer_free(hkcv_buffer *b) {
     if (!b) return;
     std::free(b->data);

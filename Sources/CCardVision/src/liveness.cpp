@@ -157,14 +157,18 @@ bool LivenessEvidence::shows_material(const Quad &q, double width_px, cv::Size s
 bool LivenessEvidence::far(double width_px, int frame_width) const { return width_px < min_width_ * frame_width; }
 
 void LivenessEvidence::reset() {
+    restart_material();
+    frames_ = 0;
+    grid_.clear();
+}
+
+void LivenessEvidence::restart_material() {
     for (auto &sums : cell_sums_) sums.clear();
     bin_frames_.fill(0);
-    frames_ = 0;
     material_frames_ = 0;
     chroma_.clear();
     black_.clear();
     fine_print_.clear();
-    grid_.clear();
 }
 
 void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch,

@@ -28,6 +28,10 @@ public:
         : min_width_(config.material_min_width), max_width_(config.material_max_width),
           max_glare_(config.material_max_glare) {}
     void reset();
+    // Forgets the material frames' evidence (black level, colour, the
+    // optically variable cells, fine print); the screen grid and the frame
+    // count stay (hkcv_tracker_restart_material).
+    void restart_material();
     // A tracked frame (and its luma, as the tracker read it): the card at q
     // with its filtered pose and the saturated fraction of its face.
     void add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch, float glare);

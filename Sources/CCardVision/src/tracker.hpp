@@ -20,6 +20,7 @@ public:
     void process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement &out);
 
     const LivenessEvidence &liveness() const { return liveness_; }
+    void restart_material() { liveness_.restart_material(); }
 
     // The kept still, or null; it stays valid after the tracker moves on.
     std::shared_ptr<Still> still() const { return still_; }
