@@ -171,52 +171,52 @@ void LivenessEvidence::restart_material() {
     fine_print_.clear();
 }
 
-void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch,
-                           float glare) {
-    ColourRaster card = warp_colour(image, raster_to_quad(q, kRasterW, kRasterH), kRasterW, kRasterH);
-    if (card.empty()) return;
-
-    // Full-range Y, and Cb, Cr centred on 0, whatever the input.
-    cv::Mat y8;
-    cv::Mat cb, cr;  // float, half size
-    const bool yuv = !card.y.empty();
-    const bool limited = yuv && card.range == HKCV_RANGE_LIMITED;
-    if (yuv) {
-        y8 = card.y;
-        card.u.convertTo(cb, CV_32F);
-        card.v.convertTo(cr, CV_32F);
-        if (limited) {
-            y8.convertTo(y_, CV_8U, 255.0 / 219.0, -16.0 * 255.0 / 219.0);
-            y8 = y_;
-            cb = (cb - 128.f) * (255.f / 224.f);
-            cr = (cr - 128.f) * (255.f / 224.f);
-        } else {
-            cb -= 128.f;
-            cr -= 128.f;
-        }
-    } else {
+// The card's raster as full-range Y (8 bit) and Cb, Cr centred on 0 (float,
+// half size), whatever the input's format and range.
+CardPlanes LivenessEvidence::full_range(const ColourRaster &card) {
+    CardPlanes out;
+    if (card.y.empty()) {
         cv::Mat ycc, parts[3];
         cv::cvtColor(card.bgr, ycc, cv::COLOR_BGR2YCrCb);
         cv::split(ycc, parts);
-        y8 = parts[0];
+        out.y = parts[0];
         cv::Mat crf, cbf;
         cv::resize(parts[1], crf, cv::Size(kRasterW / 2, kRasterH / 2), 0, 0, cv::INTER_AREA);
         cv::resize(parts[2], cbf, cv::Size(kRasterW / 2, kRasterH / 2), 0, 0, cv::INTER_AREA);
-        crf.convertTo(cr, CV_32F, 1.0, -128.0);
-        cbf.convertTo(cb, CV_32F, 1.0, -128.0);
+        crf.convertTo(out.cr, CV_32F, 1.0, -128.0);
+        cbf.convertTo(out.cb, CV_32F, 1.0, -128.0);
+        return out;
     }
+    out.limited = card.range == HKCV_RANGE_LIMITED;
+    out.y = card.y;
+    card.u.convertTo(out.cb, CV_32F);
+    card.v.convertTo(out.cr, CV_32F);
+    if (out.limited) {
+        out.y.convertTo(y_, CV_8U, 255.0 / 219.0, -16.0 * 255.0 / 219.0);
+        out.y = y_;
+        out.cb = (out.cb - 128.f) * (255.f / 224.f);
+        out.cr = (out.cr - 128.f) * (255.f / 224.f);
+    } else {
+        out.cb -= 128.f;
+        out.cr -= 128.f;
+    }
+    return out;
+}
+
+void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch,
+                           float glare) {
+    const ColourRaster card = warp_colour(image, raster_to_quad(q, kRasterW, kRasterH), kRasterW, kRasterH);
+    if (card.empty()) return;
+    const CardPlanes planes = full_range(card);
 
     // The card's inside: 6 % in from each edge, where rounded corners,
     // the outline's last pixel of error and fingers on the edge are.
     const int mx = kRasterW * 6 / 100, my = kRasterH * 6 / 100;
-    const cv::Mat inner = y8(cv::Rect(mx, my, kRasterW - 2 * mx, kRasterH - 2 * my));
+    const cv::Mat inner = planes.y(cv::Rect(mx, my, kRasterW - 2 * mx, kRasterH - 2 * my));
     const Histogram levels(inner);
     const int p1 = levels.percentile(0.01), p2 = levels.percentile(0.02), p98 = levels.percentile(0.98);
-    const float white = float(std::max(p98, 40));
-    const float gain = 200.f / white;
+    const float gain = 200.f / float(std::max(p98, 40));  // colour as if the card's white were at 200
     ++frames_;
-    // The darkest 1 %: a card's black print is a few percent of its face
-    // (text strokes, the portrait's hair), a screen's black is everywhere.
     // Only frames that show the material (shows_material) count: a
     // reflection over the card veils its black and washes out its colour,
     // a card cut by the frame is out of focus, a far one is too few pixels.
@@ -224,13 +224,11 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     const bool material = shows_material(q, width_px, cv::Size(image.width, image.height), glare);
     if (material) {
         ++material_frames_;
-        black_.push_back({float(width_px), black_above_floor(p1, p98, darkest_in_view(luma, limited))});
+        // The darkest 1 %: a card's black print is a few percent of its face
+        // (text strokes, the portrait's hair), a screen's black is everywhere.
+        black_.push_back({float(width_px), black_above_floor(p1, p98, darkest_in_view(luma, planes.limited))});
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
-        cv::magnitude(cb(inside), cr(inside), saturation_);
-        saturation_values_.assign(saturation_.begin<float>(), saturation_.end<float>());
-        const size_t k = size_t(0.99 * double(saturation_values_.size() - 1));
-        std::nth_element(saturation_values_.begin(), saturation_values_.begin() + long(k), saturation_values_.end());
-        chroma_.push_back(saturation_values_[k] * gain);
+        chroma_.push_back(saturation_percentile(planes.cb(inside), planes.cr(inside), 0.99) * gain);
     }
     // The screen's grid on some tracked frames (kGridEvery), whether or not it
     // shows the material: a screen's outline followed as a near card (cut
@@ -249,10 +247,23 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     // frames: a quad reaching past the frame (part of it guessed) rasters
     // the background into its cells, and a reflection tints them as it
     // moves, which a glossy copy would pass for a hologram.
-    if (bin < 0 || !material) return;
+    if (bin >= 0 && material) add_cells(bin, planes, gain);
+}
+
+// The colour saturation (|Cb, Cr|) at quantile q over a patch.
+float LivenessEvidence::saturation_percentile(const cv::Mat &cb, const cv::Mat &cr, double q) {
+    cv::magnitude(cb, cr, saturation_);
+    saturation_values_.assign(saturation_.begin<float>(), saturation_.end<float>());
+    const size_t k = size_t(q * double(saturation_values_.size() - 1));
+    std::nth_element(saturation_values_.begin(), saturation_values_.begin() + long(k), saturation_values_.end());
+    return saturation_values_[k];
+}
+
+// Adds the card's colour, cell by cell, to its pose bin's sums.
+void LivenessEvidence::add_cells(int bin, const CardPlanes &planes, float gain) {
     cv::Mat cells_cb, cells_cr;
-    cv::resize(cb, cells_cb, cv::Size(kCols, kRows), 0, 0, cv::INTER_AREA);
-    cv::resize(cr, cells_cr, cv::Size(kCols, kRows), 0, 0, cv::INTER_AREA);
+    cv::resize(planes.cb, cells_cb, cv::Size(kCols, kRows), 0, 0, cv::INTER_AREA);
+    cv::resize(planes.cr, cells_cr, cv::Size(kCols, kRows), 0, 0, cv::INTER_AREA);
     auto &sums = cell_sums_[size_t(bin)];
     if (sums.empty()) sums.assign(size_t(kCols * kRows), cv::Vec2f(0, 0));
     for (int r = 0; r < kRows; ++r)

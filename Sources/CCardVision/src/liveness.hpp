@@ -21,6 +21,13 @@ struct BlackReading {
     float width_px, level;
 };
 
+// A card's raster as the evidence reads it: full-range Y (8 bit), and Cb, Cr
+// centred on 0 (float, half size); limited when the stream's levels were.
+struct CardPlanes {
+    cv::Mat y, cb, cr;
+    bool limited = false;
+};
+
 class LivenessEvidence {
 public:
     // The frames that show the material: hkcv_config's material_* limits.
@@ -40,6 +47,9 @@ public:
 private:
     bool shows_material(const Quad &q, double width_px, cv::Size size, float glare) const;
     bool far(double width_px, int frame_width) const;
+    CardPlanes full_range(const ColourRaster &card);
+    float saturation_percentile(const cv::Mat &cb, const cv::Mat &cr, double q);
+    void add_cells(int bin, const CardPlanes &planes, float gain);
 
     double min_width_, max_width_, max_glare_;
     static constexpr int kCols = 32, kRows = 20;  // colour cells over the card
