@@ -144,15 +144,16 @@ import Testing
 
         s.screen_bezel = 0.05
         let framed = Self.bgr(scenes, s)
-        let bezel = 48  // 0.05 of 960
-        // The bezel is dark; the recording is shrunk into the rest, truth with it.
+        // The bezel is dark, 0.05 of the width each side; the recording is
+        // shrunk into the rest by one factor both ways, keeping its shape,
+        // truth with it.
         let edge = Int(framed.pixels[(270 * 960 + 10) * 3 + 1])
         #expect(edge < 40, "dark bezel: \(edge)")
-        let k = Double(960 - 2 * bezel) / 960
+        let k = 0.9, left = 48.0, top = 27.0  // (960 - 864) / 2, (540 - 486) / 2
         let a = floats(genuine.truth.corners), b = floats(framed.truth.corners)
         for i in 0..<4 {
-            let x = Double(bezel) + (Double(a[2 * i]) + 0.5) * k - 0.5
-            #expect(abs(Double(b[2 * i]) - x) < 0.01)
+            let x = left + (Double(a[2 * i]) + 0.5) * k - 0.5, y = top + (Double(a[2 * i + 1]) + 0.5) * k - 0.5
+            #expect(abs(Double(b[2 * i]) - x) < 0.01 && abs(Double(b[2 * i + 1]) - y) < 0.01)
         }
     }
 

@@ -164,13 +164,22 @@ ScreenLook::ScreenLook(cv::Size size, uint64_t seed) {
     }
 }
 
+// Where the recording shows inside a bezel taking `bezel` of the frame's
+// width on each side: shrunk by one factor both ways about the frame's
+// centre, so that the recording keeps its shape (a screen does not stretch
+// what it plays).
+static cv::Rect screen_area(cv::Size frame, double bezel) {
+    const double k = 1.0 - 2.0 * bezel;
+    const int w = int(std::lround(k * frame.width)), h = int(std::lround(k * frame.height));
+    return cv::Rect((frame.width - w) / 2, (frame.height - h) / 2, w, h);
+}
+
 void film_screen(cv::Mat &frame, const ScreenLook &look, const cr_scene &s, cv::RNG &rng, cr_truth *truth) {
     // The recording as the screen shows it: the phone is held close enough
     // that its screen fills the view, or, with a bezel, a little farther.
     const double bezel = std::clamp(s.screen_bezel, 0.0, 0.2);
+    const cv::Rect inner = screen_area(frame.size(), bezel);
     if (bezel > 0) {
-        const int bw = int(std::lround(bezel * frame.cols));
-        const cv::Rect inner(bw, bw, frame.cols - 2 * bw, frame.rows - 2 * bw);
         const double kx = double(inner.width) / frame.cols, ky = double(inner.height) / frame.rows;
         cv::Mat small;
         cv::resize(frame, small, inner.size(), 0, 0, cv::INTER_AREA);
@@ -200,8 +209,6 @@ void film_screen(cv::Mat &frame, const ScreenLook &look, const cr_scene &s, cv::
     // The screen's tone: black at 30 % of its white, a little less colour
     // (the lifted black dilutes it) and a cooler white; then the pixel grid.
     const float black = 0.30f, white = 232.f;
-    const int bw = int(std::lround(bezel * frame.cols));
-    const cv::Rect inner(bw, bw, frame.cols - 2 * bw, frame.rows - 2 * bw);
     for (int y = inner.y; y < inner.y + inner.height; ++y) {
         cv::Vec3b *row = frame.ptr<cv::Vec3b>(y);
         const cv::Vec3f *g = look.gain.ptr<cv::Vec3f>(y);
