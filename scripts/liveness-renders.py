@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Renders a set of genuine and attack sessions to set the liveness thresholds on.
 
-    scripts/liveness-renders.py [--out DIR] [--genuine N] [--attacks N] [--seed S] [-j J]
+    scripts/liveness-renders.py [--out DIR] [--genuine N] [--attacks N] [--seed S] [-j J] [--only NAME,...]
 
 The thresholds of docs/liveness.md are placed on these renders, never on the
 evaluation sets (../shared/eval-dev, ../shared/eval-real), which only measure.
@@ -157,6 +157,7 @@ def main():
     ap.add_argument("--seed", type=int, default=38)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", ".build", "release", "hkid-samples"))
     ap.add_argument("-j", type=int, default=1)
+    ap.add_argument("--only", help="comma-separated names: render only these of the set the seed draws")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):
         sys.exit(f"liveness-renders: {a.bin} is not built (swift build -c release --product hkid-samples)")
@@ -171,6 +172,8 @@ def main():
     # Genuine and attack sessions alternate, so a set cut short is still both.
     jobs = [j for pair in zip(jobs[:a.genuine], jobs[a.genuine:]) for j in pair] + \
         jobs[min(a.genuine, a.attacks):a.genuine] + jobs[a.genuine + min(a.genuine, a.attacks):]
+    if a.only:
+        jobs = [j for j in jobs if j[0] in a.only.split(",")]
     with ThreadPoolExecutor(a.j) as pool:
         for name in pool.map(lambda j: render(a.bin, a.out, *j), jobs):
             print(name, flush=True)
