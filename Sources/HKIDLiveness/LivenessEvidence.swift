@@ -49,11 +49,11 @@ public struct LivenessEvidence: Sendable, Hashable, Codable {
         self.gridFrames = gridFrames
     }
 
-    /// What may end a session before the card first stands front-on (ORTH): the same evidence, but a
-    /// black level under `floor` left unjudged. The frames before ORTH may show a near card out of focus,
-    /// or a box printed on a card the frame cuts, which read a lifted black; only a black lifted well
-    /// beyond the threshold is taken as a screen's there.
-    func beforeOrth(blackLevelAtLeast floor: Double) -> LivenessEvidence {
+    /// The same evidence with a black level under `floor` left unmeasured: what may end a session
+    /// before the card first stands front-on (ORTH), where a near card out of focus, or a box printed on
+    /// a card the frame cuts, reads a lifted black, and only a black lifted well beyond the threshold is
+    /// taken as a screen's.
+    func withBlackLevel(atLeast floor: Double) -> LivenessEvidence {
         var early = self
         if let black = blackLevel, black < floor { early.blackLevel = nil }
         return early

@@ -264,17 +264,21 @@ public struct LivenessStateMachine: Sendable {
     /// card too near to be in focus, or a box printed on a card that the
     /// frame cuts, followed as the card; both read a lifted black. The
     /// session restarts the material evidence at ORTH, so from there on the
-    /// black level and the colour are judged on the frames since ORTH. Under `report` the first failed
-    /// interim verdict is kept for the final result instead: the evidence of
-    /// the frames after it (the whole session's median) could otherwise pass
-    /// what enforce stopped.
+    /// black level and the colour are judged on the frames since ORTH.
+    /// Under `report` the first failed interim verdict is kept for the final
+    /// result instead: the evidence of the frames after it (the whole
+    /// session's median) could otherwise pass what enforce stopped.
     private mutating func checkMaterial(at t: MediaTime, _ liveness: () -> LivenessEvidence?) -> [FlowEvent]? {
         trackedFrames += 1
         let every = configuration.livenessThresholds.minimumFrames
         guard interimSpoof == nil, every > 0, trackedFrames % every == 0 else { return nil }
-        let thresholds = configuration.livenessThresholds
-        let floor = phase == .awaitingFront ? thresholds.blackLevel * LivenessThresholds.blackLevelFactorBeforeOrth : 0
-        let report = judge({ liveness()?.beforeOrth(blackLevelAtLeast: floor) }, final: false)
+        let report: LivenessReport
+        if phase == .awaitingFront {
+            let floor = configuration.livenessThresholds.blackLevel * LivenessThresholds.blackLevelFactorBeforeOrth
+            report = judge({ liveness()?.withBlackLevel(atLeast: floor) }, final: false)
+        } else {
+            report = judge(liveness, final: false)
+        }
         guard report.verdict == .spoof else { return nil }
         if report.endsSession { return end(.spoof, at: t, report: report) }
         interimSpoof = report

@@ -147,13 +147,13 @@ std::optional<bool> portrait_shows_face(FaceFinder &faces, const cv::Mat &luma, 
     // camera's pixels and lbp.min_face of the area's width, which is
     // a.width of the card's: a narrower card cannot show one.
     if (mean_width(q) * a.width * kStill.lbp.min_face < kStill.min_face_px) return std::nullopt;
-    // The area's pixels to the card face at 10 px per mm (856 x 540) to the
-    // camera's pixels.
-    constexpr int kFaceW = 856, kFaceH = 540;
+    // The area's pixels to the card face at 10 px per mm to the camera's
+    // pixels.
+    const int face_w = int(std::lround(10 * kCardWidthMm)), face_h = int(std::lround(10 * kCardHeightMm));
     const int w = kStill.face_search_width;
-    const int h = int(std::lround(w * (a.height * kFaceH) / (a.width * kFaceW)));
-    const cv::Matx33d area(a.width * kFaceW / w, 0, a.x * kFaceW, 0, a.height * kFaceH / h, a.y * kFaceH, 0, 0, 1);
-    const cv::Matx33d area_to_frame = raster_to_quad(q, kFaceW, kFaceH) * area;
+    const int h = int(std::lround(w * (a.height * face_h) / (a.width * face_w)));
+    const cv::Matx33d area(a.width * face_w / w, 0, a.x * face_w, 0, a.height * face_h / h, a.y * face_h, 0, 0, 1);
+    const cv::Matx33d area_to_frame = raster_to_quad(q, face_w, face_h) * area;
     cv::Mat portrait;
     cv::warpPerspective(luma, portrait, cv::Mat(area_to_frame), cv::Size(w, h), cv::INTER_LINEAR | cv::WARP_INVERSE_MAP);
     return faces.find(portrait).has_value();
