@@ -1308,6 +1308,7 @@ int step_polarity(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point
         float best = 0;
         for (int k = -2; k <= 2; ++k) {
             const int x = cvRound(p.x + n.x * k), y = cvRound(p.y + n.y * k);
+            if (x < 0 || y < 0 || x >= gx.cols || y >= gx.rows) continue;  // a side along the border
             const float g = gx.at<short>(y, x) * n.x + gy.at<short>(y, x) * n.y;
             if (std::abs(g) > std::abs(best)) best = g;
         }
