@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Renders a set of genuine and attack sessions to set the liveness thresholds on.
 
-    scripts/liveness-renders.py [--out DIR] [--genuine N] [--attacks N] [--seed S] [-j J] [--only NAME,...]
+    scripts/liveness-renders.py [--out DIR] [--genuine N] [--attacks N] [--seed S] [--person SHARE]
+                                [-j J] [--only NAME,...]
 
 The thresholds of docs/liveness.md are placed on these renders, never on the
 evaluation sets (../shared/eval-dev, ../shared/eval-real), which only measure.
@@ -17,6 +18,11 @@ specular highlight or the phone's torch, a cast shadow, a photograph behind
 the card, and a start that is held near (cut by the frame), far, or right.
 A third of them pass afterwards through a camera that lifts blacks (a tone
 curve with a raised floor, or a washed-out contrast with a soft blur).
+
+With --person SHARE, that share of the sessions has a person sitting behind
+the card (hkid-samples' `person`: head 0.14-0.28 of the view, a lanyard badge
+on two in five, a light wall on half), drawn from a generator seeded by the
+session's own seed, so the rest of the set is the same as without.
 
 Attacks: colour and black-and-white paper copies, and screen replays that
 fill the view (no bezel) or show a bezel of 2-15 % of the view, under the
@@ -46,6 +52,18 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PHOTOS = os.path.join(HERE, "..", "samples", "photos")
 BACKGROUNDS = ["brick.jpg", "chelsea.jpg", "coffee.jpg", "grass.jpg", "gravel.jpg", "rocket.jpg", None, None]
 SIZES = [(640, 480), (640, 480), (640, 480), (960, 540), (960, 540)]
+
+
+def seat_person(scenario, share):
+    """A person behind the card in share of the sessions (see the top of this file)."""
+    who = random.Random(scenario["seed"])
+    if who.random() >= share:
+        return
+    scenario["person"] = {"size": round(who.uniform(0.14, 0.28), 3), "x": round(who.uniform(0.35, 0.65), 3),
+                          "badge": who.random() < 0.4}
+    if who.random() < 0.5:
+        scenario.setdefault("photos", {})["background_lift"] = round(who.uniform(0.3, 0.7), 2)
+    scenario["description"] += ", a person behind the card"
 
 
 def session(rng, material):
@@ -131,9 +149,9 @@ def through_camera(video, camera):
 
 def render(samples_bin, out, name, scenario, camera):
     yaml_path = os.path.join(out, name + ".yaml")
-    if "photos" in scenario:
+    if "background" in scenario.get("photos", {}):
         rel = os.path.relpath(os.path.join(PHOTOS, scenario["photos"]["background"]), out)
-        scenario = dict(scenario, photos={"background": rel})
+        scenario = dict(scenario, photos=dict(scenario["photos"], background=rel))
     with open(yaml_path, "w") as f:
         json.dump(scenario, f, indent=1)  # JSON is YAML: hkid-samples reads it
     run = subprocess.run([samples_bin, yaml_path, "--out", out], capture_output=True, text=True)
@@ -156,12 +174,16 @@ def main():
     ap.add_argument("--attacks", type=int, default=48)
     ap.add_argument("--seed", type=int, default=38)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", ".build", "release", "hkid-samples"))
+    ap.add_argument("--person", type=float, default=0.0, metavar="SHARE",
+                    help="share of sessions with a person behind the card, 0...1")
     ap.add_argument("-j", type=int, default=1)
     ap.add_argument("--only", help="comma-separated names: render only these of the set the seed draws")
     a = ap.parse_args()
     if not os.access(a.bin, os.X_OK):
         sys.exit(f"liveness-renders: {a.bin} is not built (swift build -c release --product hkid-samples)")
     os.makedirs(a.out, exist_ok=True)
+    if not 0 <= a.person <= 1:
+        sys.exit(f"liveness-renders: --person must be 0...1, not {a.person}")
     rng = random.Random(a.seed)
     jobs = []
     for i in range(a.genuine):
@@ -169,6 +191,8 @@ def main():
     kinds = ["copy-colour", "copy-grey", "screen", "screen"]
     for i in range(a.attacks):
         jobs.append((f"attack_{a.seed}_{i:03d}",) + session(rng, kinds[i % len(kinds)]))
+    for _, scenario, _ in jobs:
+        seat_person(scenario, a.person)
     # Genuine and attack sessions alternate, so a set cut short is still both.
     jobs = [j for pair in zip(jobs[:a.genuine], jobs[a.genuine:]) for j in pair] + \
         jobs[min(a.genuine, a.attacks):a.genuine] + jobs[a.genuine + min(a.genuine, a.attacks):]

@@ -31,6 +31,11 @@ struct SceneBench: ParsableCommand {
     @Option(help: "Index of the first scene (each scene's seed is its index).") var first: Int = 0
     @Option(help: "Frames each scene is held for; the last one counts.") var frames: Int = 5
     @Option(help: "Directory of the background photographs.") var photos: String = "samples/photos"
+    @Option(help: ArgumentHelp("""
+        Share of scenes with a person sitting behind the card, 0...1. Drawn from a generator of its own, so \
+        every other value of a scene is the same with and without (the same --first and --scenes compare the two).
+        """, valueName: "SHARE"))
+    var person: Double = 0
     @Flag(help: "Print one line per scene.") var verbose = false
     @Flag(help: "With each scene, print the values it was drawn with (the renderer's seed is the scene's index).")
     var describe = false
@@ -48,6 +53,10 @@ struct SceneBench: ParsableCommand {
         var worstCorner: Double
         /// The scene's values, for --describe.
         var values: [String] = []
+    }
+
+    func validate() throws {
+        guard (0...1).contains(person) else { throw ValidationError("--person must be 0...1, not \(person)") }
     }
 
     func run() throws {
@@ -144,6 +153,7 @@ struct SceneBench: ParsableCommand {
             }
             s.inner_frames = random.chance(0.2) ? 1 : 0
             s.limited_range = random.chance(0.5) ? 1 : 0
+            seatPerson(in: &s, index: index)
 
             var pixels = [UInt8](repeating: 0, count: width * height * 3 / 2)
             var truth = cr_truth()
@@ -178,6 +188,7 @@ struct SceneBench: ParsableCommand {
                 ("blur", s.blur_sigma > 0 || s.motion_blur_px > 0 ? "yes" : "no"),
                 ("range", s.limited_range == 1 ? "limited" : "full"),
                 ("turned > 20°", max(abs(s.yaw_deg), abs(s.pitch_deg)) > 20 ? "yes" : "no"),
+                ("person", s.person == 0 ? "no" : s.person_badge == 1 ? "with badge" : "yes"),
             ], found: m.found == 1, iou: 0, worstCorner: 0)
             let found = m.found == 1 ? withUnsafeBytes(of: m.corners) { Array($0.bindMemory(to: Float.self)) } : nil
             if let found {
@@ -210,6 +221,18 @@ struct SceneBench: ParsableCommand {
         throw BenchError("scene \(index): no card fully inside the frame in 50 draws")
     }
 
+    /// A person behind the card in --person of the scenes: head 0.12-0.3 of
+    /// the frame's width (a webcam at arm's length), anywhere behind the
+    /// card, a lanyard badge on two in five.
+    func seatPerson(in s: inout cr_scene, index: Int) {
+        var who = SeededGenerator(seed: UInt64(index) &* 2_654_435_761 &+ 99)
+        guard who.chance(person) else { return }
+        s.person = 1
+        s.person_size = who.uniform(0.12, 0.3)
+        s.person_x = who.uniform(0.3, 0.7)
+        s.person_badge = who.chance(0.4) ? 1 : 0
+    }
+
     /// Every value a scene was drawn with, in the renderer's names, with
     /// full precision: set on a `cr_scene` from `cr_scene_default` of the
     /// same size, with a renderer seeded with the scene's index, they draw
@@ -222,6 +245,7 @@ struct SceneBench: ParsableCommand {
             "noise_sigma=\(s.noise_sigma) blur_sigma=\(s.blur_sigma) motion_blur_px=\(s.motion_blur_px) motion_blur_deg=\(s.motion_blur_deg) brightness=\(s.brightness) background_lift=\(s.background_lift)",
             "shadow=\(s.shadow) shadow_angle_deg=\(s.shadow_angle_deg) shadow_x=\(s.shadow_x) shadow_y=\(s.shadow_y) glare=\(s.glare) glare_u=\(s.glare_u) glare_v=\(s.glare_v) glare_radius_mm=\(s.glare_radius_mm)",
             "inner_frames=\(s.inner_frames) limited_range=\(s.limited_range)",
+            "person=\(s.person) person_size=\(s.person_size) person_x=\(s.person_x) person_badge=\(s.person_badge)",
         ]
         for (i, h) in hands.enumerated() {
             lines.append("hands[\(i)]: \(h.kind == CR_HAND_THUMB ? "thumb" : "palm") edge=\(edges[Int(h.edge.rawValue)]) pos=\(h.pos) width_mm=\(h.width_mm) reach_mm=\(h.reach_mm)")

@@ -131,6 +131,12 @@ struct SampleGenerator {
         scene.brightness = effects.brightness
         scene.inner_frames = effects.inner_frames ? 1 : 0
         scene.background_lift = scenario.photos.background_lift
+        if let person = scenario.person {
+            scene.person = 1
+            scene.person_size = person.size
+            scene.person_x = person.x
+            scene.person_badge = person.badge ? 1 : 0
+        }
         scene.limited_range = scenario.encode.range == "limited" ? 1 : 0
         scene.material = Scenario.materials[scenario.material] ?? CR_MATERIAL_GENUINE
         scene.ovi = effects.ovi ? 1 : 0

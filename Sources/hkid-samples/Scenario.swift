@@ -27,6 +27,8 @@ struct Scenario: Decodable {
     var effects: Effects = Effects()
     /// Photographs instead of the procedural drawings (harder scenes).
     var photos: Photos = Photos()
+    /// The person at the webcam, sitting behind the card; none when absent.
+    var person: Person?
     /// How the video is encoded.
     var encode: Encode = Encode()
     var expect: Expected
@@ -119,6 +121,16 @@ struct Scenario: Decodable {
         var width: Double = 18
         /// Thumb: how far onto the card, mm. Palm: how far past the edge, mm.
         var reach: Double = 9
+    }
+
+    /// The person behind the card: skin, hair and clothes come from the seed.
+    struct Person: Decodable {
+        /// The head's width as a fraction of the frame's width, 0.05...0.5.
+        var size: Double = 0.2
+        /// The head's centre, fraction of the frame's width, -0.5...1.5.
+        var x: Double = 0.5
+        /// A name badge of the card's aspect on a lanyard on the chest.
+        var badge: Bool = false
     }
 
     /// JPEG files, relative to the scenario file.
@@ -222,6 +234,10 @@ struct Scenario: Decodable {
             guard (0...500).contains(shadow.soft) else { throw fail("effects.shadow.soft must be 0...500 px") }
         }
         guard (0...0.95).contains(photos.background_lift) else { throw fail("photos.background_lift must be 0...0.95") }
+        if let person {
+            guard (0.05...0.5).contains(person.size) else { throw fail("person.size must be 0.05...0.5") }
+            guard (-0.5...1.5).contains(person.x) else { throw fail("person.x must be -0.5...1.5") }
+        }
         guard ["h264", "mpeg4"].contains(encode.codec) else { throw fail("encode.codec must be h264 or mpeg4") }
         guard ["full", "limited"].contains(encode.range) else { throw fail("encode.range must be full or limited") }
     }
@@ -243,7 +259,8 @@ private extension KeyedDecodingContainer {
 
 extension Scenario {
     private enum CodingKeys: String, CodingKey {
-        case card, description, size, fps, seed, material, hfov, pose, moves, hand, effects, photos, encode, expect
+        case card, description, size, fps, seed, material, hfov, pose, moves, hand, effects, photos, person, encode
+        case expect
     }
     init(from decoder: Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -259,6 +276,7 @@ extension Scenario {
         hand = try c.decode(.hand, or: Hand())
         effects = try c.decode(.effects, or: Effects())
         photos = try c.decode(.photos, or: Photos())
+        person = try c.decodeIfPresent(Person.self, forKey: .person)
         encode = try c.decode(.encode, or: Encode())
         expect = try c.decode(Expected.self, forKey: .expect)
     }
@@ -315,6 +333,14 @@ extension Scenario.HandPart {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         kind = try c.decode(.kind, or: "thumb"); edge = try c.decode(.edge, or: "bottom"); pos = try c.decode(.pos, or: 0.5)
         width = try c.decode(.width, or: 18); reach = try c.decode(.reach, or: 9)
+    }
+}
+
+extension Scenario.Person {
+    private enum CodingKeys: String, CodingKey { case size, x, badge }
+    init(from decoder: Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        size = try c.decode(.size, or: 0.2); x = try c.decode(.x, or: 0.5); badge = try c.decode(.badge, or: false)
     }
 }
 

@@ -46,6 +46,11 @@
  * card: black at 30 % of white, less contrast, a faint pixel-grid moire,
  * optionally a dark bezel); cr_scene.torch adds the phone torch's hotspot
  * where the laminate mirrors the lens, which moves with the pose.
+ *
+ * The person at the webcam (cr_scene.person, off by default): a head, hair,
+ * neck and shoulders in clothes behind the card, and optionally a name badge
+ * of the card's own aspect on a lanyard; the card held up in front of them
+ * casts no contact shadow.
  */
 #ifndef CARD_RENDER_H
 #define CARD_RENDER_H
@@ -161,6 +166,17 @@ typedef struct cr_scene {
                                    (cr_render_i420: each plane on its own, as a video encoder codes
                                    Y, Cb and Cr; cr_render_bgr: one colour JPEG): 8x8 blocks, ringing
                                    and smeared edges; default 0 */
+
+    /* ---- the person at the webcam, behind the card; the default changes nothing ---- */
+    int person;                 /* 1 = a person sits behind the card, in front of the background: head,
+                                   hair, neck and shoulders in clothes (skin tone, hair, a jacket with
+                                   shirt and tie, a sweater or an open shirt, from the seed), a little out
+                                   of focus; moves with the camera's shake; default 0 */
+    double person_size;         /* the head's width as a fraction of the frame's width, 0.05..0.5 (a
+                                   webcam at arm's length: 0.15..0.25); default 0.2 */
+    double person_x;            /* the head's centre, fraction of the frame's width, -0.5..1.5; default 0.5 */
+    int person_badge;           /* 1 = a name badge of the card's own aspect on a lanyard on the chest
+                                   (white, a coloured band, a photograph's box, lines of text); default 0 */
 } cr_scene;
 
 void cr_scene_default(cr_scene *scene);

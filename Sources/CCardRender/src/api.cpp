@@ -46,7 +46,9 @@ static bool scene_valid(const cr_scene &s) {
            s.torch >= 0 && s.torch <= 1 && s.screen_bezel >= 0 && s.screen_bezel <= 0.2 && s.shadow >= 0 &&
            s.shadow <= 0.85 && finite(s.shadow_x) && finite(s.shadow_y) && finite(s.shadow_angle_deg) &&
            s.shadow_soft_px >= 0 && s.shadow_soft_px <= 500 && s.compression_quality >= 0 &&
-           s.compression_quality <= 100;
+           s.compression_quality <= 100 && (s.person == 0 || s.person == 1) && s.person_size >= 0.05 &&
+           s.person_size <= 0.5 && s.person_x >= -0.5 && s.person_x <= 1.5 &&
+           (s.person_badge == 0 || s.person_badge == 1);
 }
 
 extern "C" {
@@ -76,6 +78,8 @@ void cr_scene_default(cr_scene *s) {
     s->shadow_x = 0.5;
     s->shadow_y = 0.5;
     s->shadow_soft_px = 12;
+    s->person_size = 0.2;
+    s->person_x = 0.5;
 }
 
 cr_renderer *cr_renderer_create(uint64_t seed, int *err) {

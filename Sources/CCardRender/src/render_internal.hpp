@@ -38,6 +38,17 @@ cv::Mat card_alpha(cv::Size size, double px_per_mm);
 // A desk-like texture of the given size, from seed (BGR).
 cv::Mat draw_background(cv::Size size, uint64_t seed);
 
+// ---- person.cpp ---------------------------------------------------------
+// The person behind the card (cr_scene.person) on a layer of the
+// background's size (the frame plus margin on each side): colours drawn on
+// black, so already weighted by their coverage, and the coverage (0..255).
+struct PersonLayer {
+    cv::Mat bgr, cover;
+};
+PersonLayer draw_person(cv::Size size, int margin, const cr_scene &scene, uint64_t seed);
+// The layer laid over the frame (both of the frame's size).
+void lay_over(cv::Mat &frame, const PersonLayer &person);
+
 // ---- photo.cpp ----------------------------------------------------------
 // A JPEG file as BGR; empty when it cannot be read or decoded.
 cv::Mat load_jpeg(const char *path);

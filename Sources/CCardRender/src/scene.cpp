@@ -67,6 +67,15 @@ const cv::Mat &Renderer::background(cv::Size size) {
     return backgrounds_.emplace(key, bg).first->second;
 }
 
+const PersonLayer &Renderer::person(cv::Size size, const cr_scene &s) {
+    const std::array<long, 5> key{size.width, size.height, std::lround(s.person_size * 1e6),
+                                  std::lround(s.person_x * 1e6), s.person_badge};
+    auto it = people_.find(key);
+    if (it != people_.end()) return it->second;
+    const cv::Size full = size + cv::Size(2 * kBackgroundMargin, 2 * kBackgroundMargin);
+    return people_.emplace(key, draw_person(full, kBackgroundMargin, s, seed_)).first->second;
+}
+
 cv::Mat Renderer::face_raster(cr_card_type type, cv::Size size) {
     const FacePyramid &p = face(type);
     cv::Mat out;
@@ -85,6 +94,14 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
     // warpAffine with WARP_INVERSE_MAP maps dst->src: src = dst + margin + d.
     // A light desk: the background's levels squeezed towards white.
     if (s.background_lift > 0) frame.convertTo(frame, -1, 1 - s.background_lift, 255 * s.background_lift);
+    // The person sits in front of the background, in the room's light.
+    if (s.person) {
+        const PersonLayer &layer = person(size, s);
+        PersonLayer shifted;
+        cv::warpAffine(layer.bgr, shifted.bgr, shift, size, cv::INTER_LINEAR | cv::WARP_INVERSE_MAP);
+        cv::warpAffine(layer.cover, shifted.cover, shift, size, cv::INTER_LINEAR | cv::WARP_INVERSE_MAP);
+        lay_over(frame, shifted);
+    }
     if (std::abs(bright - 1.0) > 1e-6) frame.convertTo(frame, -1, bright, 0);
 
     cr_truth t{};
@@ -162,9 +179,14 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
             cv::Mat warped, a;
             cv::warpPerspective(tex, warped, T * H, box.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
             cv::warpPerspective(alpha, a, T * H, box.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
-            // Contact shadow: the card floats a little above the desk.
+            // Contact shadow: the card floats a little above the desk. Held
+            // up in front of a person, it is far from anything behind it, and
+            // its shadow falls out of sight.
             cv::Mat shadow;
-            cv::GaussianBlur(a, shadow, cv::Size(0, 0), 6);
+            if (s.person)
+                shadow = cv::Mat::zeros(a.size(), CV_8U);
+            else
+                cv::GaussianBlur(a, shadow, cv::Size(0, 0), 6);
             cv::Mat roi = frame(box);
             const int sx = 5, sy = 7;
             for (int y = 0; y < box.height; ++y) {

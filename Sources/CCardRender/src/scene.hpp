@@ -27,11 +27,13 @@ private:
     const FacePyramid &face(cr_card_type type, bool inner_frames = false,
                             cr_material material = CR_MATERIAL_GENUINE, bool ovi = false);
     const cv::Mat &background(cv::Size size);
+    const PersonLayer &person(cv::Size size, const cr_scene &s);
 
     uint64_t seed_;
     cv::RNG rng_;
     std::map<int, FacePyramid> faces_;
     std::map<std::pair<int, int>, cv::Mat> backgrounds_;
+    std::map<std::array<long, 5>, PersonLayer> people_;  // by frame size and the scene's person
     cv::Mat photos_[3];  // by cr_photo_slot; empty = procedural
     std::map<std::pair<int, int>, ScreenLook> screens_;  // by frame size
 };
