@@ -30,10 +30,11 @@ run: build
 # browser against real time, and on 2 cores parallel suites starve each
 # other into false failures.
 test: deps
-	@scripts/install-deps.sh browser eval
+	@scripts/install-deps.sh browser eval memcheck
 	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
 	HKID_LIVENESS_BIN=$(CURDIR)/$(BIN) SWIFT=$(SWIFT) scripts/swift-test.sh --no-parallel
 	$(MAKE) --no-print-directory test-samples
+	scripts/memcheck.sh $(BIN)
 	scripts/eval-dev.sh $(BIN)
 	scripts/eval-real.sh $(BIN)
 	$(MAKE) --no-print-directory downstream-check
@@ -91,7 +92,7 @@ report-screenshot:
 # sequences, replay throughput against decoding alone, live latency, start-up
 # and peak memory. Medians of interleaved runs; nothing here asserts a timing.
 BENCH := .build/$(CONFIG)/hkid-bench
-.PHONY: bench-build soak leakcheck
+.PHONY: bench-build soak leakcheck memcheck
 bench-build:
 	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
 	$(SWIFT) build -c $(CONFIG) --product hkid-bench
@@ -126,8 +127,17 @@ soak: bench-build
 # samples included, released by the end).
 LEAK_SAMPLE ?= samples/genuine-2018.mp4
 leakcheck:
+	@scripts/install-deps.sh memcheck
 	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
 	scripts/leakcheck.sh $(BIN) $(LEAK_SAMPLE)
+
+# Replays under valgrind memcheck that fail on any invalid read or write
+# (scripts/memcheck.sh: a person scene whose search once read beyond its
+# image, and a sample); part of `make test`.
+memcheck:
+	@scripts/install-deps.sh memcheck
+	$(SWIFT) build -c $(CONFIG) --product hkid-liveness
+	scripts/memcheck.sh $(BIN)
 
 # Damaged recordings (bits flipped, blocks zeroed or deleted, tails cut)
 # replayed by the real binary; fails if any exits other than 0/2, writes more

@@ -17,6 +17,7 @@ for group in "$@"; do
   case "$group" in
     browser) packages+=(chromium fonts-noto-cjk) ;;   # operator-page and report screenshots (CJK hints)
     eval) packages+=(python3-numpy python3-opencv python3-matplotlib) ;;  # the development set's scorer (scripts/eval-dev.sh), scripts/liveness-plot.py
+    memcheck) packages+=(valgrind binutils) ;;  # scripts/memcheck.sh and leakcheck.sh: valgrind, and strip for its copy
     *) echo "install-deps: unknown group '$group'" >&2; exit 2 ;;
   esac
 done
