@@ -2,7 +2,7 @@
 // the card, and how exactly, over many random single scenes that combine
 // the conditions the renderer can make hard (photographs behind the card,
 // light desks, thumbs and palms, shadows, glare, bold printed boxes, blur,
-// limited range, four frame sizes).
+// limited range, four frame sizes; with --person, a person behind the card).
 //
 // The development set and the samples are a few dozen sessions each: a
 // change to the search can pass both by the luck of which frame a card is
