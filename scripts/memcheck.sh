@@ -42,7 +42,7 @@ while [ $# -ge 2 ]; do
     rc=$?
   fi
   if [ $rc -eq 3 ]; then
-    echo "memcheck: $video: $(grep -c 'Invalid\|freed' "$log") invalid accesses (valgrind log: $log)" >&2
+    echo "memcheck: $video: $(grep -o 'ERROR SUMMARY: [0-9]* errors' "$log" | tail -n 1) (valgrind log: $log)" >&2
     status=1
   elif [ $rc -ne 0 ]; then
     echo "memcheck: $video: the replay ended with status $rc under valgrind: $(head -n 1 "$log.stderr")" >&2

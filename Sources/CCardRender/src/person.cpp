@@ -43,11 +43,13 @@ struct Figure {
     int bottom = 0;          // the layer's last row
 };
 
+// A point in OpenCV's fixed point with 4 fractional bits (shift 4 below).
+cv::Point fixed_point(cv::Point2d p) { return {int(std::lround(p.x * 16)), int(std::lround(p.y * 16))}; }
+
 // A filled polygon on the layer and its coverage.
 void fill(cv::Mat &layer, cv::Mat &cover, const std::vector<cv::Point2d> &poly, const cv::Vec3f &colour) {
-    std::vector<cv::Point> p;
-    for (const auto &q : poly) p.emplace_back(int(std::lround(q.x * 16)), int(std::lround(q.y * 16)));
-    std::vector<std::vector<cv::Point>> polys{p};
+    std::vector<std::vector<cv::Point>> polys(1);
+    for (const auto &q : poly) polys[0].push_back(fixed_point(q));
     cv::fillPoly(layer, polys, scalar(colour), cv::LINE_AA, 4);
     cv::fillPoly(cover, polys, cv::Scalar(255), cv::LINE_AA, 4);
 }
@@ -55,15 +57,30 @@ void fill(cv::Mat &layer, cv::Mat &cover, const std::vector<cv::Point2d> &poly, 
 // A filled ellipse (or the part of it from start to end, degrees).
 void ellipse(cv::Mat &layer, cv::Mat &cover, cv::Point2d c, cv::Size2d axes, const cv::Vec3f &colour,
              double start = 0, double end = 360) {
-    const cv::Point centre(int(std::lround(c.x * 16)), int(std::lround(c.y * 16)));
+    const cv::Point centre = fixed_point(c);
     const cv::Size size(int(std::lround(axes.width * 16)), int(std::lround(axes.height * 16)));
     cv::ellipse(layer, centre, size, 0, start, end, scalar(colour), cv::FILLED, cv::LINE_AA, 4);
     cv::ellipse(cover, centre, size, 0, start, end, cv::Scalar(255), cv::FILLED, cv::LINE_AA, 4);
 }
 
+// A line drawn over what the layer already covers (it adds no coverage of
+// its own, so it must not leave it: a fold, a strap, a brow).
 void line(cv::Mat &layer, cv::Point2d a, cv::Point2d b, const cv::Vec3f &colour, double width) {
-    cv::line(layer, cv::Point(int(a.x * 16), int(a.y * 16)), cv::Point(int(b.x * 16), int(b.y * 16)), scalar(colour),
-             std::max(1, int(std::lround(width))), cv::LINE_AA, 4);
+    cv::line(layer, fixed_point(a), fixed_point(b), scalar(colour), std::max(1, int(std::lround(width))), cv::LINE_AA, 4);
+}
+
+// Stripes across a sweater from row `from` down: long straight edges
+// behind the card, kept within the torso's outline (a line beyond it would
+// be colour without coverage).
+void add_stripes(cv::Mat &layer, const std::vector<cv::Point2d> &torso, double from, double u, cv::RNG &rng) {
+    const cv::Vec3f stripe = pick(kBright, rng);
+    const double period = u * rng.uniform(0.18, 0.35);
+    cv::Mat striped = layer.clone(), inside(layer.size(), CV_8U, cv::Scalar(0));
+    for (double y = from; y < layer.rows; y += period) line(striped, {0, y}, {double(layer.cols), y}, stripe, period * 0.4);
+    std::vector<std::vector<cv::Point>> outline(1);
+    for (const auto &q : torso) outline[0].push_back(fixed_point(q));
+    cv::fillPoly(inside, outline, cv::Scalar(255), cv::LINE_8, 4);
+    striped.copyTo(layer, inside);
 }
 
 // Shoulders and chest down past the frame, in clothes; the neckline's V (a
@@ -78,13 +95,7 @@ void draw_clothes(cv::Mat &layer, cv::Mat &cover, const Figure &f, const cv::Vec
     const int kind = rng.uniform(0, 3);  // 0 jacket and shirt, 1 sweater, 2 open shirt
     const cv::Vec3f cloth = kind == 0 ? pick(kJacket, rng) : kind == 1 ? pick(kBright, rng) : pick(kShirt, rng);
     fill(layer, cover, torso, cloth);
-    if (kind == 1 && rng.uniform(0, 3) == 0) {
-        // Stripes across a sweater: long straight edges behind the card.
-        const cv::Vec3f stripe = pick(kBright, rng);
-        const double period = u * rng.uniform(0.18, 0.35);
-        for (double y = top + 0.4 * u; y < f.bottom; y += period)
-            line(layer, {cx - half * 1.1, y}, {cx + half * 1.1, y}, stripe, period * 0.4);
-    }
+    if (kind == 1 && rng.uniform(0, 3) == 0) add_stripes(layer, torso, top + 0.4 * u, u, rng);
     if (kind == 1) {
         ellipse(layer, cover, {cx, top - 0.05 * u}, {0.3 * u, 0.22 * u}, skin * 0.85f);
         return;

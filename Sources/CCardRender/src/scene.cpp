@@ -179,14 +179,13 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
             cv::Mat warped, a;
             cv::warpPerspective(tex, warped, T * H, box.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
             cv::warpPerspective(alpha, a, T * H, box.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT);
-            // Contact shadow: the card floats a little above the desk. Held
-            // up in front of a person, it is far from anything behind it, and
-            // its shadow falls out of sight.
+            // Contact shadow: the card floats a little above the desk, taking
+            // `contact` of the light under its offset outline. Held up in
+            // front of a person, it is far from anything behind it, and its
+            // shadow falls out of sight.
+            const float contact = s.person ? 0.f : 0.35f;
             cv::Mat shadow;
-            if (s.person)
-                shadow = cv::Mat::zeros(a.size(), CV_8U);
-            else
-                cv::GaussianBlur(a, shadow, cv::Size(0, 0), 6);
+            if (contact > 0) cv::GaussianBlur(a, shadow, cv::Size(0, 0), 6);
             cv::Mat roi = frame(box);
             const int sx = 5, sy = 7;
             for (int y = 0; y < box.height; ++y) {
@@ -196,10 +195,10 @@ cr_status Renderer::render(const cr_scene &s, cv::Mat &frame, cr_truth *truth) {
                 const int ys = y - sy;
                 for (int x = 0; x < box.width; ++x) {
                     const int xs = x - sx;
-                    float sh = (ys >= 0 && xs >= 0) ? shadow.at<uint8_t>(ys, xs) / 255.f : 0.f;
+                    const float sh = (contact > 0 && ys >= 0 && xs >= 0) ? shadow.at<uint8_t>(ys, xs) / 255.f : 0.f;
                     const float k = ar[x] / 255.f;
                     for (int c = 0; c < 3; ++c) {
-                        float bgv = o[x][c] * (1 - 0.35f * sh);
+                        float bgv = o[x][c] * (1 - contact * sh);
                         o[x][c] = cv::saturate_cast<uint8_t>(bgv * (1 - k) + wr[x][c] * k);
                     }
                 }
