@@ -199,6 +199,13 @@ struct SearchParams {
     // card's shape then decides which).
     int border_px = 3, cut_steps = 16;
     float cut_step = 0.1f;
+    // A U whose legs end inside the frame, when nothing else is found in the
+    // coarse look at a near card (search_cut_by_shape), is closed beyond the
+    // border at these lengths of a card with its base: front-on (1), and
+    // longer where the base is the card's far side, shortened by
+    // perspective; the shape test allows 10 % either way. Two, not more: on
+    // a brick wall, with nothing found, each is hundreds of hypotheses.
+    std::array<float, 2> cut_shape_lengths{1.0f, 1.15f};
     // Lines that may close a U on a base run roughly along it: the cosine
     // of the angle between them at least this (37 degrees; a card's far
     // side in perspective is not parallel to its base).
@@ -939,6 +946,27 @@ void close_beyond_border(const cv::Mat &gx, const ThreeSides &u, const Legs &l,
         out.push_back({closed_at(u, l, 1.0f + kSearch.cut_step * float(step)), true});
 }
 
+// Legs that end inside the frame (a light card's edge fading against a
+// light wall, a hand over it) of a U too near to be a whole card: where a
+// card with this base would end lies beyond the frame's border. Its hidden
+// side is tried there, both ways round (the base a long or a short side),
+// at a few lengths about the card's shape; the tests then judge the cut
+// card as they judge one whose legs reach the border.
+void close_beyond_border_by_shape(const cv::Mat &gx, const ThreeSides &u, const Legs &l,
+                                  std::vector<std::pair<Quad, bool>> &out) {
+    auto beyond = [&](cv::Point2f p) { return p.x < 0 || p.y < 0 || p.x > gx.cols - 1 || p.y > gx.rows - 1; };
+    for (const float aspect : {float(kCardAspect), 1.0f / float(kCardAspect)})
+        for (const float f : kSearch.cut_shape_lengths) {
+            const float leg = l.lb / aspect * f;
+            const cv::Point2f pa = u.ca + l.ua * leg, pc = u.cc + l.uc * leg;
+            if (!beyond(pa) || !beyond(pc)) continue;
+            const Quad q = order_cyclic({u.ca, u.cc, pc, pa});
+            // (A cut card narrower than cut_card_min_width is refused
+            // anyway; a brick wall has hundreds of such U's.)
+            if (mean_width(q) >= kSearch.cut_card_min_width * float(gx.cols)) out.push_back({q, true});
+        }
+}
+
 // Open U: the fourth side is where, along the legs (up to longest reaches),
 // a line across them finds the most edge. The legs' own ends say little: a
 // leg ends early under a thumb, or its line runs on into the background;
@@ -978,12 +1006,14 @@ void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<E
     close_by_scan(gx, gy, u, *legs, longest, out);
 }
 
-// Every U of the lines (two corners sharing a line, legs on the same side of
-// it) closed into quads; with first_new, only the U's with a line from there
-// on (the lines added by joining pieces, search_joined_lines).
-void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
-                        const std::vector<Corner> &corners, FourthSide fourth,
-                        std::vector<std::pair<Quad, bool>> &out, size_t first_new = 0) {
+// Calls visit(u, across_legs) for every U of the lines (two corners
+// sharing a line, legs on the same side of it), with the lines that may
+// close it (those that run roughly along its base, within 37 degrees);
+// with first_new, only for the U's with a line from there on (the lines
+// added by joining pieces, search_joined_lines).
+template <typename Visit>
+void for_each_u(const std::vector<EdgeLine> &lines, const std::vector<Corner> &corners, size_t first_new,
+                Visit visit) {
     // Corners grouped by the line they lie on and the end of it.
     std::vector<std::array<std::vector<std::pair<int, const Corner *>>, 2>> at(lines.size());
     for (const auto &c : corners) {
@@ -995,8 +1025,7 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
         const bool end = c.i == line ? c.i_end : c.j_end;
         return end ? l.at(l.t0) : l.at(l.t1);
     };
-    // The lines that may close a U on base b run roughly along it (within
-    // 37 degrees); listed once per base rather than sought for every U.
+    // Listed once per base rather than sought for every U.
     std::vector<int> across_legs;
     for (size_t b = 0; b < lines.size(); ++b) {
         const EdgeLine &base = lines[b];
@@ -1011,9 +1040,27 @@ void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<
                 const ThreeSides u{a, int(b), c, ca->at, cc->at, far_end(a, *ca), far_end(c, *cc)};
                 // Both legs on the same side of the base, pointing away from it.
                 const float sa = base.across(u.fa) - base.across(u.ca), sc = base.across(u.fc) - base.across(u.cc);
-                if (sa * sc > 0) close_three_sides(gx, gy, lines, across_legs, u, fourth, out);
+                if (sa * sc > 0) visit(u, across_legs);
             }
     }
+}
+
+// Every U of the lines closed into quads (close_three_sides).
+void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
+                        const std::vector<Corner> &corners, FourthSide fourth,
+                        std::vector<std::pair<Quad, bool>> &out, size_t first_new = 0) {
+    for_each_u(lines, corners, first_new, [&](const ThreeSides &u, const std::vector<int> &across_legs) {
+        close_three_sides(gx, gy, lines, across_legs, u, fourth, out);
+    });
+}
+
+// Every U of the lines closed beyond the frame's border where the card's
+// shape puts its hidden side (close_beyond_border_by_shape).
+void quads_cut_by_shape(const cv::Mat &gx, const std::vector<EdgeLine> &lines, const std::vector<Corner> &corners,
+                        std::vector<std::pair<Quad, bool>> &out) {
+    for_each_u(lines, corners, 0, [&](const ThreeSides &u, const std::vector<int> &) {
+        if (const auto legs = legs_of(u)) close_beyond_border_by_shape(gx, u, *legs, out);
+    });
 }
 
 // Sobel gradients of the small image where each pixel takes the plane
@@ -1512,6 +1559,18 @@ void search_joined_lines(const SearchImage &im, StraightEdges &s, FourthSide fou
     consider_all(im, hypotheses, true, ranked);
 }
 
+// Stage 4, in the coarse look at a near card when nothing else was found:
+// a light card held so near that the frame cuts it, whose legs fade into a
+// light wall or end under a hand before the border. Its hidden side is put
+// beyond the border where the card's shape says. Only when nothing else was
+// found: a card in full view whose side lies just short of the border (a
+// card shown on a phone, at the screen's bezel) would lose to it by size.
+void search_cut_by_shape(const SearchImage &im, const StraightEdges &s, RankedQuads &ranked) {
+    std::vector<std::pair<Quad, bool>> hypotheses;
+    quads_cut_by_shape(im.gx, s.lines, s.corners, hypotheses);
+    consider_all(im, hypotheses, false, ranked);
+}
+
 }  // namespace
 
 double luma_step(const cv::Mat &luma, const Quad &q, int side) {
@@ -1537,6 +1596,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
     search_line_hypotheses(im, straight, fourth, ranked);
     search_closed_outlines(im, straight, ranked);
     if (ranked.empty() && !incumbent) search_joined_lines(im, straight, fourth, ranked);
+    if (ranked.empty() && !incumbent && fourth == FourthSide::scanned_beyond) search_cut_by_shape(im, straight, ranked);
 
     std::vector<Detection> out = ranked.detections();
     prefer_ends_at_corners(out);
