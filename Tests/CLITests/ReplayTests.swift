@@ -98,4 +98,17 @@ struct ReplayTests {
         #expect(run.lines.last?.hasPrefix("1 passed, 1 failed; mean IoU 0.9") == true)
         #expect(run.lines.contains { $0.hasPrefix("genuine-2003.mp4") && $0.contains("matches") })
     }
+
+    @Test("a 20 fps card first held near completes its flow with no OVERSPEED it did not make")
+    func noFalseOverspeedAt20fps() throws {
+        // Our render: a 2018 card held near (cut by the frame), backed off
+        // and turned as asked at no more than 60 degrees/s, 640x480 at 20
+        // fps, MPEG-4. As it comes into view its guessed side settles over
+        // two frames; over 150 ms (four poses at 20 fps) that read as a
+        // turn of 150 degrees/s.
+        let run = try CLI.run(["replay", CLI.fixture("near-start-20fps.mp4"), "--json", "--liveness", "report"])
+        #expect(run.status == 0, "stderr: \(run.stderr)")
+        let statuses = run.jsonLines.compactMap { $0["status"] as? String }
+        #expect(statuses == ["BEGIN", "NEAR", "VALID", "ORTH", "RESET", "LEFTDOWN", "COMPLETE"])
+    }
 }

@@ -170,6 +170,12 @@ struct TrackParams {
     // (angular_speed): a whip keeps up its speed that long (four or five
     // frames at 30 fps), a pose wrong for a frame or two does not.
     int64_t speed_window_ns = 150'000'000;
+    // ... and over speed_min_poses poses at least: at 15 or 20 fps 150 ms
+    // holds four, three steps, and a side that settles over two frames (a
+    // card come into view, its guessed side corrected) makes the median
+    // step fast. Five poses span 200-270 ms there, still within a whip; at
+    // 25 fps and above the window holds five or more anyway.
+    size_t speed_min_poses = 5;
     // Of the two poses a quad allows, the speed follows the one nearer the
     // last frame's while the other's RMS reprojection error is within
     // ambiguous_pose_px (px) of the better one's (turning_pose): that close,
@@ -948,7 +954,7 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
     const Pose turn = turning_pose(poses);
     pose_history_.push_back({pts_ns, turn_yaw_f_.filter(turn.yaw, step), turn_pitch_f_.filter(turn.pitch, step),
                              turn_roll_f_.filter(turn.roll, step), turn.yaw, turn.pitch, turn.roll});
-    while (pose_history_.size() > 2 && pts_ns - pose_history_[1].pts_ns >= kTrack.speed_window_ns)
+    while (pose_history_.size() > kTrack.speed_min_poses && pts_ns - pose_history_[1].pts_ns >= kTrack.speed_window_ns)
         pose_history_.pop_front();
     const double speed = angular_speed();
 
