@@ -174,7 +174,8 @@ struct TrackParams {
     // holds four, three steps, and a side that settles over two frames (a
     // card come into view, its guessed side corrected) makes the median
     // step fast. Five poses span 200-270 ms there, still within a whip; at
-    // 25 fps and above the window holds five or more anyway.
+    // 25 fps and above the window holds five or more anyway. A card just
+    // found, or found again, has no speed until it has five.
     size_t speed_min_poses = 5;
     // Of the two poses a quad allows, the speed follows the one nearer the
     // last frame's while the other's RMS reprojection error is within
@@ -1011,6 +1012,10 @@ double Tracker::angular_speed() const {
     //     and when the better of the two changes, the pose steps 20
     //     degrees in one frame while the quad moves half a pixel. That step
     //     is one frame's speed; the median ignores it.
+    // Not until the poses span speed_min_poses: a card just found (or
+    // found again after a miss) may have a side that settles over its
+    // first frames, and a pose wrong for one of three reads as a whip.
+    if (pose_history_.size() < kTrack.speed_min_poses) return 0;
     const PoseSample &then = pose_history_.front(), &now = pose_history_.back();
     if (now.pts_ns <= then.pts_ns) return 0;
     auto distance = [](double dy, double dp, double dr) { return std::sqrt(dy * dy + dp * dp + dr * dr); };
