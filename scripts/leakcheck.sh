@@ -14,21 +14,13 @@ OUT=${LEAKCHECK_OUT:-out/leakcheck}
 mkdir -p "$OUT"
 status=0
 
-# Valgrind 3.19 (Debian 12) cannot read the DWARF 5 the Swift 6 toolchain
-# emits and gives up ("Possibly corrupted debuginfo file"); a copy without
-# debug sections keeps its symbols, which is all the stacks need.
-strip --strip-debug -o "$OUT/hkid-liveness" "$BIN"
+. scripts/valgrind-common.sh
+valgrind_copy "$BIN" "$OUT"
 
-# --undef-value-errors=no: this is a leak check. With it on, memcheck reports
-# ~10 million "uninitialised value" errors that --track-origins traces to the
-# decoded frames in libav's GstBufferPool (written by libavcodec's SIMD code,
-# which valgrind does not see through) read by OpenCV; they are not leaks and
-# they would trip --error-exitcode.
 echo "leakcheck: valgrind memcheck on $SAMPLE (a few minutes)"
-valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=3 \
-  --undef-value-errors=no --num-callers=30 \
-  --suppressions=scripts/valgrind.supp --log-file="$OUT/memcheck.log" \
-  "$OUT/hkid-liveness" replay "$SAMPLE" --json > "$OUT/memcheck.stdout"
+# shellcheck disable=SC2086
+valgrind $VALGRIND_OPTIONS --leak-check=full --errors-for-leak-kinds=definite --num-callers=30 \
+  --log-file="$OUT/memcheck.log" "$OUT/hkid-liveness" replay "$SAMPLE" --json > "$OUT/memcheck.stdout"
 rc=$?
 grep -E "definitely lost:|indirectly lost:|possibly lost:|ERROR SUMMARY" "$OUT/memcheck.log" | sed 's/^==[0-9]*== /  /'
 if [ $rc -eq 0 ]; then

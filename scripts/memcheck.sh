@@ -13,18 +13,14 @@ shift
 OUT=${MEMCHECK_OUT:-out/memcheck}
 mkdir -p "$OUT"
 
-# Valgrind 3.19 (Debian 12) cannot read the DWARF 5 the Swift 6 toolchain
-# emits; a copy without debug sections keeps the symbols the stacks need.
-strip --strip-debug -o "$OUT/hkid-liveness" "$BIN" || exit 1
+. scripts/valgrind-common.sh
+valgrind_copy "$BIN" "$OUT" || exit 1
 
-# --undef-value-errors=no: libav's SIMD writes to decoded frames, which
-# valgrind does not see through, make every read of a frame "uninitialised"
-# (scripts/leakcheck.sh); addressability errors are what this looks for.
 # One replay under valgrind: valgrind's status (3 on an invalid access),
 # else the replay's own.
 run() {
-  valgrind --error-exitcode=3 --undef-value-errors=no --leak-check=no --num-callers=20 \
-    --suppressions=scripts/valgrind.supp --log-file="$3" \
+  # shellcheck disable=SC2086
+  valgrind $VALGRIND_OPTIONS --leak-check=no --num-callers=20 --log-file="$3" \
     "$OUT/hkid-liveness" replay "$1" --card "$2" > /dev/null 2> "$3.stderr"
 }
 

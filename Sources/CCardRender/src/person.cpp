@@ -46,10 +46,16 @@ struct Figure {
 // A point in OpenCV's fixed point with 4 fractional bits (shift 4 below).
 cv::Point fixed_point(cv::Point2d p) { return {int(std::lround(p.x * 16)), int(std::lround(p.y * 16))}; }
 
-// A filled polygon on the layer and its coverage.
-void fill(cv::Mat &layer, cv::Mat &cover, const std::vector<cv::Point2d> &poly, const cv::Vec3f &colour) {
+// A polygon in that fixed point, as cv::fillPoly takes it.
+std::vector<std::vector<cv::Point>> fixed_polygon(const std::vector<cv::Point2d> &poly) {
     std::vector<std::vector<cv::Point>> polys(1);
     for (const auto &q : poly) polys[0].push_back(fixed_point(q));
+    return polys;
+}
+
+// A filled polygon on the layer and its coverage.
+void fill(cv::Mat &layer, cv::Mat &cover, const std::vector<cv::Point2d> &poly, const cv::Vec3f &colour) {
+    const auto polys = fixed_polygon(poly);
     cv::fillPoly(layer, polys, scalar(colour), cv::LINE_AA, 4);
     cv::fillPoly(cover, polys, cv::Scalar(255), cv::LINE_AA, 4);
 }
@@ -77,9 +83,7 @@ void add_stripes(cv::Mat &layer, const std::vector<cv::Point2d> &torso, double f
     const double period = u * rng.uniform(0.18, 0.35);
     cv::Mat striped = layer.clone(), inside(layer.size(), CV_8U, cv::Scalar(0));
     for (double y = from; y < layer.rows; y += period) line(striped, {0, y}, {double(layer.cols), y}, stripe, period * 0.4);
-    std::vector<std::vector<cv::Point>> outline(1);
-    for (const auto &q : torso) outline[0].push_back(fixed_point(q));
-    cv::fillPoly(inside, outline, cv::Scalar(255), cv::LINE_8, 4);
+    cv::fillPoly(inside, fixed_polygon(torso), cv::Scalar(255), cv::LINE_8, 4);
     striped.copyTo(layer, inside);
 }
 

@@ -954,12 +954,11 @@ void close_beyond_border(const cv::Mat &gx, const ThreeSides &u, const Legs &l,
 // card as they judge one whose legs reach the border.
 void close_beyond_border_by_shape(const cv::Mat &gx, const ThreeSides &u, const Legs &l,
                                   std::vector<std::pair<Quad, bool>> &out) {
-    auto beyond = [&](cv::Point2f p) { return p.x < 0 || p.y < 0 || p.x > gx.cols - 1 || p.y > gx.rows - 1; };
     for (const float aspect : {float(kCardAspect), 1.0f / float(kCardAspect)})
         for (const float f : kSearch.cut_shape_lengths) {
             const float leg = l.lb / aspect * f;
             const cv::Point2f pa = u.ca + l.ua * leg, pc = u.cc + l.uc * leg;
-            if (!beyond(pa) || !beyond(pc)) continue;
+            if (inside_frame(pa, gx.size()) || inside_frame(pc, gx.size())) continue;
             const Quad q = order_cyclic({u.ca, u.cc, pc, pa});
             // (A cut card narrower than cut_card_min_width is refused
             // anyway; a brick wall has hundreds of such U's.)
