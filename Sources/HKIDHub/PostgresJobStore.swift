@@ -77,6 +77,16 @@ public final class PostgresJobStore: JobStore {
         }
     }
 
+    /// One statement on a connection a long transaction holds, under the
+    /// deadline; whether it returned a row.
+    @discardableResult
+    func statement(_ query: PostgresQuery, on connection: PostgresConnection, doing what: String) async throws -> Bool {
+        try await timed(what) {
+            for try await _ in try await connection.query(query, logger: self.logger) { return true }
+            return false
+        }
+    }
+
     /// A transaction whose errors are the closure's own (PostgresNIO wraps them).
     func transaction<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
         do {
@@ -145,28 +155,25 @@ public final class PostgresJobStore: JobStore {
             return (existing, false)
         }
         let id = UUID().uuidString.lowercased()
-        let logger = self.logger
-        // The lease on a connection is the only wait bounded here: once it
-        // is held, the upload runs as long as the client sends.
+        // The upload runs as long as the client sends; each statement in it
+        // has the deadline of its own.
         let created: Bool = try await transaction { connection in
-            let inserted = try await connection.query("""
+            let inserted = try await self.statement("""
                 INSERT INTO hub_checks (id, client, idempotency_key, card_type, challenge, first_rotation, max_attempts, webhook_url)
                 VALUES (\(id), \(request.client), \(request.idempotencyKey), \(request.cardType), \(request.challenge),
                         \(request.firstRotation), \(Int32(maxAttempts)), \(request.webhookURL))
                 ON CONFLICT (client, idempotency_key) DO NOTHING RETURNING id
-                """, logger: logger)
-            var any = false
-            for try await _ in inserted { any = true }
+                """, on: connection, doing: "storing a check")
             // Another upload with the same key committed while this one waited.
-            guard any else { return false }
+            guard inserted else { return false }
             var total: Int64 = 0
             var hasher = SHA256()
             var pending = ByteBuffer()
             var chunk: Int32 = 0
             func flush() async throws {
                 guard pending.readableBytes > 0 else { return }
-                try await connection.query("INSERT INTO hub_video_chunks (check_id, seq, data) VALUES (\(id), \(chunk), \(pending))",
-                                           logger: logger)
+                try await self.statement("INSERT INTO hub_video_chunks (check_id, seq, data) VALUES (\(id), \(chunk), \(pending))",
+                                         on: connection, doing: "storing a video chunk")
                 chunk += 1
                 pending.clear()
             }
@@ -181,9 +188,9 @@ public final class PostgresJobStore: JobStore {
             try await flush()
             guard total > 0 else { throw HubError(.badRequest, "the request body is empty: send the video as the body") }
             let digest = hasher.finalize().map { String(format: "%02x", $0) }.joined()
-            try await connection.query("UPDATE hub_checks SET video_bytes = \(total), video_sha256 = \(digest) WHERE id = \(id)",
-                                       logger: logger)
-            try await connection.query("SELECT pg_notify(\(PostgresSchema.channel), \(id))", logger: logger)
+            try await self.statement("UPDATE hub_checks SET video_bytes = \(total), video_sha256 = \(digest) WHERE id = \(id)",
+                                     on: connection, doing: "storing a check")
+            try await self.statement("SELECT pg_notify(\(PostgresSchema.channel), \(id))", on: connection, doing: "queueing a check")
             return true
         }
         guard let check = try await find(client: request.client, key: request.idempotencyKey) else {
@@ -246,16 +253,18 @@ public final class PostgresJobStore: JobStore {
         defer { try? handle.close() }
         // One chunk at a time, so a long video is never held whole.
         var next: Int32 = 0
-        while true {
-            let rows = try await client.query(
-                "SELECT data FROM hub_video_chunks WHERE check_id = \(id) AND seq = \(next)", logger: logger)
-            var found = false
-            for try await data in rows.decode(ByteBuffer.self) {
-                try handle.write(contentsOf: data.readableBytesView)
-                found = true
-            }
-            if !found { return }
+        while let chunk = try await videoChunk(id: id, seq: next) {
+            try handle.write(contentsOf: chunk.readableBytesView)
             next += 1
+        }
+    }
+
+    private func videoChunk(id: String, seq: Int32) async throws -> ByteBuffer? {
+        try await timed("reading a video chunk") {
+            let rows = try await self.client.query(
+                "SELECT data FROM hub_video_chunks WHERE check_id = \(id) AND seq = \(seq)", logger: self.logger)
+            for try await data in rows.decode(ByteBuffer.self) { return data }
+            return nil
         }
     }
 

@@ -139,5 +139,11 @@ struct WorkerFaultTests {
         #expect(try sql("SELECT count(*) FROM hub_check_files WHERE name = 'events.jsonl'") == "100")
         // Each worker lost its LISTEN connection and made it again.
         for worker in workers { #expect(worker.output.contains("listen: connection lost, reconnecting")) }
+        // Neither is left waiting on a query the restart cut off: each stops when asked.
+        for worker in workers {
+            worker.stop(grace: .seconds(10))
+            #expect(worker.process.terminationReason == .exit && worker.process.terminationStatus == 0,
+                    "a worker did not stop on SIGTERM:\n\(worker.output.suffix(3000))")
+        }
     }
 }
