@@ -107,10 +107,13 @@ public final class PostgresJobStore: JobStore {
         // Asking the pool before it runs only works with a warning.
         while !running.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(20))
-        try await transaction { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: logger)
-            for statement in PostgresSchema.statements {
-                try await connection.query(statement, logger: logger)
+        // Longer than a statement's deadline: another hub may hold the lock while it migrates.
+        try await withDeadline(.seconds(10), doing: "migrating the schema") {
+            try await self.transaction { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.migrationLock))", logger: self.logger)
+                for statement in PostgresSchema.statements {
+                    try await connection.query(statement, logger: self.logger)
+                }
             }
         }
         migrated.store(true, ordering: .releasing)
@@ -193,7 +196,9 @@ public final class PostgresJobStore: JobStore {
             try await self.statement("SELECT pg_notify(\(PostgresSchema.channel), \(id))", on: connection, doing: "queueing a check")
             return true
         }
-        guard let check = try await find(client: request.client, key: request.idempotencyKey) else {
+        guard let check = try await timed("reading the stored check", {
+            try await self.find(client: request.client, key: request.idempotencyKey)
+        }) else {
             throw HubError(.storage, "the check for key \(request.idempotencyKey) vanished after it was stored")
         }
         return (check, created)

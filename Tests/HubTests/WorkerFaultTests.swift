@@ -2,8 +2,8 @@ import Foundation
 import HKIDSignature
 import Testing
 
-/// Workers against faults: two at once, one killed mid-check, the database
-/// restarted under a run of 100 checks.
+/// Workers against faults: two at once, one killed mid-check, started
+/// before the database, the database restarted under a run of 100 checks.
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct WorkerFaultTests {
     let fixture: HubFixture
@@ -101,6 +101,29 @@ struct WorkerFaultTests {
         #expect(check["state"] as? String == "failed")
         #expect(check["reason"] as? String == "the worker stopped answering on each of 2 attempts (lease expired)")
         #expect(try PostgresServer.shared.sql("SELECT count(*) FROM hub_runs", database: database) == "2")
+    }
+
+    /// A hub started before its database (a host booting, a container
+    /// scheduled first) retries the schema's migration and serves once the
+    /// database comes; a worker started with it runs the check.
+    @Test func aHubAndWorkerStartedBeforeTheirDatabaseServeOnceItComes() throws {
+        let server = try PostgresServer()
+        defer { server.stopQuietly() }
+        let database = try server.createDatabase()
+        try server.stop(mode: "fast")
+        let hub = try ChildProcess([ChildProcess.binary("hkid-hub"), "--database", database, "--tokens", fixture.tokenPath,
+                                    "--port", "0"])
+        defer { hub.stop() }
+        let worker = try fixture.startWorker(database: database, name: "early")
+        defer { worker.stop() }
+        _ = try worker.waitFor("worker started")
+        Thread.sleep(forTimeInterval: 1)  // both are asking for a connection
+        try server.start()
+        let port = Int(try hub.waitFor(#"address=http://[0-9.]+:(\d+)"#))!
+        let client = HubClient(base: "http://127.0.0.1:\(port)")
+        let id = try #require(try client.upload(ChildProcess.sample("no-card.mp4"), key: "early").json["id"] as? String)
+        let check = try client.waitUntilFinished(id, timeout: .seconds(60))
+        #expect(check["state"] as? String == "done", "\(check)\n\(worker.output)")
     }
 
     @Test func aDatabaseRestartDuringAHundredChecksLosesAndRepeatsNone() throws {
