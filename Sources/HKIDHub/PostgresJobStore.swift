@@ -82,8 +82,9 @@ public final class PostgresJobStore: JobStore {
     @discardableResult
     func statement(_ query: PostgresQuery, on connection: PostgresConnection, doing what: String) async throws -> Bool {
         try await timed(what) {
-            for try await _ in try await connection.query(query, logger: self.logger) { return true }
-            return false
+            var any = false
+            for try await _ in try await connection.query(query, logger: self.logger) { any = true }
+            return any
         }
     }
 
@@ -268,8 +269,9 @@ public final class PostgresJobStore: JobStore {
         try await timed("reading a video chunk") {
             let rows = try await self.client.query(
                 "SELECT data FROM hub_video_chunks WHERE check_id = \(id) AND seq = \(seq)", logger: self.logger)
-            for try await data in rows.decode(ByteBuffer.self) { return data }
-            return nil
+            var chunk: ByteBuffer?
+            for try await data in rows.decode(ByteBuffer.self) { chunk = data }
+            return chunk
         }
     }
 
