@@ -1,4 +1,4 @@
-// NearCutCardTests.swift — issue 39: a card held so near the webcam that
+// NearCutCardTests.swift — a card held so near the webcam that
 // the frame cuts it, whose sides fade into what lies behind before they
 // reach the border.
 //

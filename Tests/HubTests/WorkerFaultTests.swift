@@ -118,6 +118,7 @@ struct WorkerFaultTests {
         defer { worker.stop() }
         _ = try worker.waitFor("worker started")
         Thread.sleep(forTimeInterval: 1)  // both are asking for a connection
+        #expect(!hub.output.contains("address="), "the hub listened before its schema existed:\n\(hub.output)")
         try server.start()
         let port = Int(try hub.waitFor(#"address=http://[0-9.]+:(\d+)"#))!
         let client = HubClient(base: "http://127.0.0.1:\(port)")

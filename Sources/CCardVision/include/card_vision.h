@@ -181,7 +181,7 @@ typedef struct hkcv_measurement {
     float pitch;
     float roll;
     float speed_dps;            /* angular speed over the last 150 ms of poses, five at least (buffer
-                                   timestamps); 0 until the card has been seen on five frames */
+                                   timestamps); 0 until the card has been found on five frames in a row */
     float width_ratio;          /* card width (mean of top and bottom edge) / frame width */
     int touches_border;         /* a corner lies within border_margin of the frame border */
     float glare;                /* fraction of the rectified card with luma >= glare_luma */

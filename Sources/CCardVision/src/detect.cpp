@@ -954,12 +954,12 @@ void close_beyond_border(const cv::Mat &gx, const ThreeSides &u, const Legs &l,
 // card as they judge one whose legs reach the border.
 void close_beyond_border_by_shape(const cv::Mat &gx, const ThreeSides &u, const Legs &l,
                                   std::vector<std::pair<Quad, bool>> &out) {
+    auto in_frame = [&](cv::Point2f p) { return inside_frame(p, gx.size()); };
     for (const float aspect : {float(kCardAspect), 1.0f / float(kCardAspect)})
         for (const float f : kSearch.cut_shape_lengths) {
-            const float leg = l.lb / aspect * f;
-            const cv::Point2f pa = u.ca + l.ua * leg, pc = u.cc + l.uc * leg;
-            if (inside_frame(pa, gx.size()) || inside_frame(pc, gx.size())) continue;
-            const Quad q = order_cyclic({u.ca, u.cc, pc, pa});
+            const Quad q = closed_at(u, l, l.lb / aspect * f / l.reach);
+            // Beyond the border: no corner in the frame but the U's own two.
+            if (std::count_if(q.begin(), q.end(), in_frame) > 2) continue;
             // (A cut card narrower than cut_card_min_width is refused
             // anyway; a brick wall has hundreds of such U's.)
             if (mean_width(q) >= kSearch.cut_card_min_width * float(gx.cols)) out.push_back({q, true});
