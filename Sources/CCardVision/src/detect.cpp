@@ -243,11 +243,6 @@ struct SearchParams {
     // At least this many of a quad's sides in view (the others beyond the
     // frame: a card cut by it); the tests judge those.
     int min_sides_in_view = 3;
-    // Held landscape, rolled by at most 50 degrees: the top side's rise at
-    // most this times its run (tan 50°). The flow turns the card about its
-    // own axes, which a card held upright would swap (also every upright
-    // brick).
-    float max_roll_rise = 1.19f;
     // Turned further than anyone turns a card to show it (yaw or pitch,
     // degrees).
     double max_turn_deg = 42;
@@ -298,6 +293,13 @@ struct SearchParams {
     // quads on the same lines, the one nearer the card's aspect wins (the
     // hidden side of a cut card is placed by it).
     double aspect_penalty = 2;
+    // An upright quad (is_upright) set aside from the landscape ones
+    // (UprightQuads) must be supported this well (Detection::score): its
+    // every side an edge with a step across it. Upright boxes of a brick
+    // wall pass the tests at about 0.75; cards lying on a desk,
+    // photographed by a phone held in portrait, score 0.93-0.99. (Nor may
+    // it have min_ends_running_on ends running on past its corners.)
+    double upright_min_support = 0.85;
     // A quad with an inferred side must do better than one closed by four
     // edges.
     double inferred_rank = 0.9;
@@ -1139,15 +1141,16 @@ SearchImage search_image(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi
 
 // Whether the outline (q in the small image, fq the same in the frame) can
 // be a card held up to be shown: convex, not too small, within the image,
-// held landscape, the image of an ID-1 card for this camera, and turned
-// less than anyone turns a card.
+// and the image of an ID-1 card for this camera.
 bool card_outline(const SearchImage &im, const Quad &q, const Quad &fq) {
     if (!is_convex(q) || min_side(q) < im.min_side) return false;
     if (mean_width(q) < im.min_width) return false;
     if (quad_area(q) > im.max_area) return false;
-    const cv::Point2f top = q[1] - q[0];
-    if (std::abs(top.y) > kSearch.max_roll_rise * std::abs(top.x)) return false;
-    if (!card_shaped(fq, im.full, im.focal_px)) return false;
+    return card_shaped(fq, im.full, im.focal_px);
+}
+
+// Whether a card's outline fq is turned less than anyone turns a card.
+bool turned_as_people_turn(const SearchImage &im, const Quad &fq) {
     const Pose pose = pose_from_quad(fq, im.full, im.focal_px);
     return pose.ok && std::abs(pose.yaw) <= kSearch.max_turn_deg && std::abs(pose.pitch) <= kSearch.max_turn_deg;
 }
@@ -1290,18 +1293,27 @@ std::pair<int, int> corners_seen(const SearchImage &im, const Quad &q) {
 }
 
 // Whether hypothesis q (fq: the same in the frame) passes every test of a
-// card, in this order: a card's outline, enough sides in view, a cut card
+// card, in this order: a card's outline, enough sides in view, turned as
+// people turn a card (the pose, the costliest of these), a cut card
 // wide enough, sides that end at its corners and are edges, sides that
 // part it from what lies beyond, print inside, an inside unlike its
-// surroundings, and a cut card's sides parting it from something else.
+// surroundings, and a cut card's sides parting it from something else;
+// also refused when it cannot be supported min_support (outline_support).
 // edges and step receive what the support is computed from.
-bool passes_card_tests(const SearchImage &im, const Quad &q, const Quad &fq, SideEdges &edges,
+bool passes_card_tests(const SearchImage &im, const Quad &q, const Quad &fq, double min_support, SideEdges &edges,
                        std::array<double, 4> &step) {
     if (!card_outline(im, q, fq)) return false;
     // Sides beyond the frame (a card cut by it) are left out of the tests
     // below.
     edges = side_edges(im, q);
     if (edges.visible < kSearch.min_sides_in_view) return false;
+    // The support (outline_support) is at most the mean share of places
+    // with any step across the side: a quad that must be supported
+    // min_support is refused before the costlier tests.
+    double across = 0;
+    for (int k = 0; k < 4; ++k)
+        if (edges.seen[k]) across += edges.support[k] / edges.visible;
+    if (across < min_support || !turned_as_people_turn(im, fq)) return false;
     // A card the frame cuts is a near one (NEAR is for it), or one on its
     // way out, which the tracker follows there. What the search finds cut
     // at an arm's length is the wall beside a card: columns of bricks
@@ -1410,9 +1422,9 @@ void prefer_ends_at_corners(std::vector<Detection> &ranked) {
 // different quad (its corners more than same_quad_px of the small image
 // from the others'). Of two found twice, the better ranked stays; of two
 // of the same rank, the first found stays first.
-class RankedQuads {
+class BestQuads {
 public:
-    explicit RankedQuads(int wanted) : wanted_(size_t(wanted)) {}
+    explicit BestQuads(size_t wanted) : wanted_(wanted) {}
     bool empty() const { return ranked_.empty(); }
     const Detection &best() const { return ranked_.front().detection; }
     // Whether a quad of this rank would be dropped at once: the list is
@@ -1450,6 +1462,56 @@ private:
     size_t wanted_;
 };
 
+// Whether an upright quad is the card that a landscape quad is part of: a
+// box printed across an upright card (its top, cut by a rule) is held
+// landscape, and two of its sides are the card's, running on past its
+// corners (ends_running_on), while the card's own sides end at its
+// corners. A card held landscape before an upright box (a torso, a door's
+// panel) has sides that end at its corners, and keeps its place.
+bool upright_encloses(const Detection &upright, const Detection &landscape) {
+    return landscape.ends_running_on >= kSearch.min_ends_running_on && upright.ends_running_on == 0 &&
+           upright.rank > landscape.rank &&
+           encloses(upright.quad, landscape.quad, kSearch.enclosed_tolerance * float(mean_width(landscape.quad)));
+}
+
+// What a search found: the best quads held landscape, and, aside from them
+// when upright quads count only if nothing else is found, the best upright
+// ones (UprightQuads). Upright boxes are everywhere a card is held, so they
+// never outrank a card held as the flow asks; but a card lying on a desk,
+// photographed by a phone held in portrait, is upright.
+class RankedQuads {
+public:
+    RankedQuads(int wanted, UprightQuads upright)
+        : landscape_(size_t(wanted)), upright_(size_t(wanted)), policy_(upright) {}
+    UprightQuads upright_policy() const { return policy_; }
+    // Whether no quad was found that is the answer whatever else is found.
+    bool empty() const { return landscape_.empty(); }
+    const Detection &best() const { return landscape_.best(); }
+    bool would_drop(double rank, bool upright) const { return list(upright).would_drop(rank); }
+    void keep(const Detection &d, const Quad &q, bool upright) { list(upright).keep(d, q); }
+    // The landscape quads (with the upright ones when they compete), or the
+    // upright ones set aside when no landscape quad was found or when the
+    // best upright quad is the whole of the best landscape one
+    // (upright_encloses).
+    std::vector<Detection> detections() const {
+        if (upright_.empty()) return landscape_.detections();
+        const bool upright = landscape_.empty() ? policy_ == UprightQuads::if_nothing_else
+                                                : upright_encloses(upright_.best(), landscape_.best());
+        return (upright ? upright_ : landscape_).detections();
+    }
+    // Whether upright quads are set aside from the landscape ones.
+    bool upright_aside() const {
+        return policy_ == UprightQuads::if_enclosing || policy_ == UprightQuads::if_nothing_else;
+    }
+
+private:
+    bool aside(bool upright) const { return upright && upright_aside(); }
+    BestQuads &list(bool upright) { return aside(upright) ? upright_ : landscape_; }
+    const BestQuads &list(bool upright) const { return aside(upright) ? upright_ : landscape_; }
+    BestQuads landscape_, upright_;
+    UprightQuads policy_;
+};
+
 // A hypothesis (q in small-image pixels; inferred: a side of it has no line
 // of its own; joined: found on lines joined across a gap) tested, ranked,
 // and kept when it is among the best so far. The corners can only lower
@@ -1457,16 +1519,27 @@ private:
 // looked at for them.
 void consider(const SearchImage &im, const Quad &q, bool inferred, bool joined, RankedQuads &ranked) {
     const Quad fq = scale_quad(q, im.inv, im.offset);
+    // An upright quad set aside from the landscape ones must be well
+    // supported.
+    const bool upright = is_upright(q);
+    if (upright && ranked.upright_policy() == UprightQuads::refused) return;
+    const double min_support = upright && ranked.upright_aside() ? kSearch.upright_min_support : 0.0;
     SideEdges edges;
     std::array<double, 4> step;
-    if (!passes_card_tests(im, q, fq, edges, step)) return;
+    if (!passes_card_tests(im, q, fq, min_support, edges, step)) return;
     const double support = outline_support(im, q, fq, edges, step);
+    if (support < min_support) return;
     const double rank = rank_by_size(im, q, support, inferred);
-    if (ranked.would_drop(rank)) return;
+    if (ranked.would_drop(rank, upright)) return;
+    const int ends = ends_running_on(im, q, edges);
+    // An upright box whose sides run on past its corners is drawn inside
+    // something larger (a column of a near card's print, its top and side
+    // on the card's own edges): a card's sides end at its corners.
+    if (min_support > 0 && ends >= kSearch.min_ends_running_on) return;
     const float pixel_error = inferred ? kSearch.pixel_error_inferred : kSearch.pixel_error;
-    ranked.keep(Detection{fq, support, pixel_error * im.inv, false, joined, rank_with_corners(im, q, rank),
-                          ends_running_on(im, q, edges)},
-                q);
+    ranked.keep(Detection{fq, support, pixel_error * im.inv, false, joined, rank_with_corners(im, q, rank), ends,
+                          upright},
+                q, upright);
 }
 
 void consider_all(const SearchImage &im, const std::vector<std::pair<Quad, bool>> &hypotheses, bool joined,
@@ -1579,12 +1652,12 @@ double luma_step(const cv::Mat &luma, const Quad &q, int side) {
 
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
                                    double focal_px, int glare_level, const Quad *incumbent, FourthSide fourth,
-                                   int wanted) {
+                                   int wanted, UprightQuads upright) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < kSearch.min_region_px || roi.height < kSearch.min_region_px) return {};
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
     const SearchImage im = search_image(luma, chroma, roi, scale, focal_px, glare_level);
-    RankedQuads ranked(std::max(wanted, kSearch.alternatives));
+    RankedQuads ranked(std::max(wanted, kSearch.alternatives), upright);
     // The card already tracked competes on the same terms, so a re-check
     // replaces it only with something better (the enclosing card, when the
     // tracker had settled on a box printed on it).

@@ -25,6 +25,10 @@ struct GeometryParams {
     // body of a card below its header band (aspect 1.8) passes as a card
     // tilted by 30 degrees when 1.25 times the aspect is allowed.
     double min_aspect = 0.9, max_aspect = 1.1, max_corner_cos = 0.15;
+    // Held landscape: rolled by at most 50 degrees, the top side's rise at
+    // most this times its run (tan 50°). Beyond, the card is upright
+    // (is_upright): its long sides run up the image.
+    float max_roll_rise = 1.19f;
 
     // ---- Enclosing (encloses) ----
     // An outer quad encloses another only when it is at least this much
@@ -99,6 +103,27 @@ Quad order_cyclic(const std::array<cv::Point2f, 4> &points) {
     }
     if (sign > 0) return top_edge_first(points);  // y down: positive turns are clockwise on screen
     return top_edge_first({points[3], points[2], points[1], points[0]});
+}
+
+bool is_upright(const Quad &q) {
+    const cv::Point2f top = q[1] - q[0];
+    return std::abs(top.y) > kGeometry.max_roll_rise * std::abs(top.x);
+}
+
+Quad labelled_like(const Quad &q, const Quad &ref) {
+    int best = 0;
+    double best_d2 = -1;
+    for (int r = 0; r < 4; ++r) {
+        double d2 = 0;
+        for (int k = 0; k < 4; ++k) {
+            const cv::Point2f d = q[(k + r) % 4] - ref[k];
+            d2 += double(d.dot(d));
+        }
+        if (best_d2 < 0 || d2 < best_d2) best_d2 = d2, best = r;
+    }
+    Quad out;
+    for (int k = 0; k < 4; ++k) out[k] = q[(k + best) % 4];
+    return out;
 }
 
 bool is_convex(const Quad &q) {

@@ -50,6 +50,14 @@ Quad order_corners(const std::array<cv::Point2f, 4> &points);
 // The same for four points that already walk round a quad, either way
 // (falls back to order_corners when they do not make a convex one).
 Quad order_cyclic(const std::array<cv::Point2f, 4> &points);
+// Whether a quad so ordered is a card held upright (rolled by more than 50
+// degrees: its top side rises more than tan 50° of its run), as a card lying
+// on a desk is when the phone photographs it in portrait.
+bool is_upright(const Quad &q);
+// q's corners relabelled (turned round, not reversed) to lie nearest to
+// ref's: the same card found afresh keeps the corner labels it was
+// followed with, so an upright card's top does not swap sides.
+Quad labelled_like(const Quad &q, const Quad &ref);
 bool is_convex(const Quad &q);
 double quad_area(const Quad &q);
 double min_side(const Quad &q);
@@ -177,6 +185,7 @@ struct Detection {
     double rank = 0;         // support times size against the image searched: comparable between
                              // searches of one region at different scales
     int ends_running_on = 0; // ends of its sides in view that run on past their corner (of eight)
+    bool upright = false;    // is_upright (UprightQuads)
 };
 // How far past a three-sided outline ("U") its fourth side is looked for.
 // A U whose two legs both end early (the frame's border across one, a thumb
@@ -188,6 +197,17 @@ enum class FourthSide {
     beyond_ends,     // also a line found beyond them
     scanned_beyond,  // also a side with no line of its own, scanned for
                      // beyond them (the coarse look at a near card)
+};
+
+// How a search counts quads held upright (is_upright): a card lying on a
+// desk photographed by a phone held in portrait is upright, and so are a
+// door's panel, a torso, a badge on a lanyard and upright bricks.
+enum class UprightQuads {
+    refused,          // a card held landscape is followed, or a near card is looked for
+    if_enclosing,     // the answer only when the best quad held landscape is a box
+                      // printed on it (upright_encloses, detect.cpp)
+    if_nothing_else,  // also when no quad held landscape is found
+    compete,          // an upright card is followed: on equal terms
 };
 
 // Fraction of places along one side of q where the luma just inside and
@@ -202,10 +222,11 @@ double luma_step(const cv::Mat &luma, const Quad &q, int side);
 // is found. glare_level is the luma at which the frame saturates (in its
 // own range): a quad whose inside is mostly that bright is a card washed
 // out by a lamp, judged by its outline rather than by the print the glare
-// hides.
+// hides. upright says how quads held upright count (UprightQuads).
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
                                    double focal_px, int glare_level, const Quad *incumbent = nullptr,
-                                   FourthSide fourth = FourthSide::at_ends, int wanted = 1);
+                                   FourthSide fourth = FourthSide::at_ends, int wanted = 1,
+                                   UprightQuads upright = UprightQuads::refused);
 
 // ---- refine.cpp ---------------------------------------------------------
 struct Refinement {

@@ -380,6 +380,13 @@ bool Tracker::plausible(const Quad &q, const cv::Mat &luma, double focal) {
     return card_shaped(q, cv::Size(luma.cols, luma.rows), focal) && min_side(q) >= kTrack.min_side_px;
 }
 
+// Near a card followed, quads held upright compete when it is upright
+// itself and are refused when it is held landscape (an upright quad there
+// is a box printed on it).
+static UprightQuads upright_quads_near(const Quad &followed) {
+    return is_upright(followed) ? UprightQuads::compete : UprightQuads::refused;
+}
+
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
     auto r = find(luma, roi, focal);
     // The search ranks whole outlines; a side on a line printed just inside
@@ -441,15 +448,32 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // it, its sides broken by a thumb or by the blocks of a low bitrate,
     // and the quad below it a column of bricks that its bottom edge
     // closes. A card in full view that the further look ranks first wins.
+    // Quads held upright count only when no card is followed: when the
+    // best quad held landscape is a box printed on one, or when nothing
+    // else is found, not even by the search that closes U's beyond their
+    // legs (a frame after the first miss: a near card's printed column is
+    // an upright box a frame before the card is found). Near a card held
+    // upright they count as much as any; near a card held landscape, an
+    // upright quad is a box printed on it.
     const FourthSide fourth = misses_ > 0 ? FourthSide::beyond_ends : FourthSide::at_ends;
+    const UprightQuads upright = tracking_                           ? upright_quads_near(quad_)
+                                 : fourth == FourthSide::beyond_ends ? UprightQuads::if_nothing_else
+                                                                     : UprightQuads::if_enclosing;
     const cv::Size size(luma.cols, luma.rows);
-    auto found =
-        detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth,
-                    kTrack.quads_tried);
+    auto found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth,
+                             kTrack.quads_tried, upright);
     if (fourth == FourthSide::at_ends && !found.empty() && !found[0].joined && beyond_frame(found[0].quad, size)) {
         auto further = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr,
-                                   FourthSide::beyond_ends, kTrack.quads_tried);
+                                   FourthSide::beyond_ends, kTrack.quads_tried, upright);
         if (!further.empty() && !beyond_frame(further[0].quad, size)) found = std::move(further);
+    }
+    // An upright card (Detection::upright: no quad held landscape was found,
+    // or only a box printed on it) is weighed against the coarse look's
+    // near card below.
+    std::optional<Detection> upright_card;
+    if (!found.empty() && found[0].upright && upright != UprightQuads::compete) {
+        upright_card = found[0];
+        found.clear();
     }
     prefer_a_portrait(luma, found);
     const bool refused_before = std::exchange(cut_best_refused_, false);
@@ -486,6 +510,16 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     // coarse look finds exactly.
     const Detection *joined = found.empty() ? nullptr : &found[0];
     const Detection *near = coarse.empty() ? nullptr : &coarse[0];
+    // An upright card that holds at full size is taken before a near card
+    // only when the near card is a box printed on it (inside it); else it
+    // is tried last: a near card's print has upright boxes (its portrait,
+    // a column of text), which the fine look sees where the near card's own
+    // blurred edges are no lines.
+    const bool upright_first =
+        upright_card &&
+        (!near || encloses(upright_card->quad, near->quad, kTrack.enclose_share * float(mean_width(near->quad))));
+    if (upright_first)
+        if (auto r = confirm(*upright_card)) return r;
     if (joined && (!near || joined->rank >= near->rank)) {
         if (auto r = confirm(*joined)) return r;
         joined = nullptr;
@@ -493,6 +527,7 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     if (near)
         if (auto r = confirm_near(luma, *near, focal)) return r;
     if (joined) return confirm(*joined);
+    if (upright_card && !upright_first) return confirm(*upright_card);
     return std::nullopt;
 }
 
@@ -511,7 +546,8 @@ std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect 
     const bool weak_side =
         std::any_of(steps.begin(), steps.end(), [](double s) { return s >= 0 && s < kTrack.clear_step; });
     if (!best && weak_side) {
-        further = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &tracked, FourthSide::beyond_ends);
+        further = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &tracked, FourthSide::beyond_ends,
+                              1, upright_quads_near(tracked));
         if (!further.empty() && !further.front().incumbent) best = &further.front();
     }
     if (!best) return std::nullopt;
@@ -682,6 +718,9 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     misses_ = 0;
     correct_sides(f, found);
     place_hidden(f, found);
+    // A quad found afresh is ordered from the image; the card followed keeps
+    // its labels (an upright card's top could swap sides).
+    if (tracking_) found.fit->quad = labelled_like(found.fit->quad, quad_);
     const Motion motion = commit(f, found, pts_ns);
     measure(image, f, *found.fit, motion, pts_ns, out);
 }
@@ -754,7 +793,8 @@ void Tracker::recheck(const FrameView &f, Located &found) {
         std::max(kTrack.recheck_min_long_side, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                    std::max(size.width, size.height)));
     // (Only the best-ranked quad may replace the card being followed.)
-    const auto d = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &found.fit->quad);
+    const auto d = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &found.fit->quad,
+                               FourthSide::at_ends, 1, upright_quads_near(found.fit->quad));
     const bool encloses_it =
         !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found.fit->quad, back_in_view, size);
     const auto better = encloses_it
