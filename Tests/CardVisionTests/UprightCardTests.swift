@@ -2,9 +2,8 @@
 // as a card lying on a desk is when a phone photographs it in portrait.
 //
 // The search answers with an upright quad only when no quad held landscape
-// is found (RankedQuads, detect.cpp), and the tracker keeps the labels it
-// followed the card with (labelled_like), so the card's top does not swap
-// from one long side to the other.
+// is found, or only a box printed on it (RankedQuads, detect.cpp); followed
+// from frame to frame, the card's top stays on the same long side.
 import CCardRender
 import CCardVision
 import Testing

@@ -236,7 +236,10 @@ struct SearchParams {
     double min_outline_width = 0.8;
     // When the best quad of the strict edges is supported this well
     // (Detection::score, 0..1), the sensitive edges' outlines, where more
-    // clutter joins the card's, are not searched.
+    // clutter joins the card's, are not searched. An upright quad set aside
+    // from the landscape ones (UprightQuads) must be as convincing: every
+    // side an edge with a step across it (an upright box of a brick wall
+    // is supported about 0.75).
     double convincing_score = 0.85;
 
     // ---- The tests of a hypothesis ----
@@ -293,13 +296,6 @@ struct SearchParams {
     // quads on the same lines, the one nearer the card's aspect wins (the
     // hidden side of a cut card is placed by it).
     double aspect_penalty = 2;
-    // An upright quad (is_upright) set aside from the landscape ones
-    // (UprightQuads) must be supported this well (Detection::score): its
-    // every side an edge with a step across it. Upright boxes of a brick
-    // wall pass the tests at about 0.75; cards lying on a desk,
-    // photographed by a phone held in portrait, score 0.93-0.99. (Nor may
-    // it have min_ends_running_on ends running on past its corners.)
-    double upright_min_support = 0.85;
     // A quad with an inferred side must do better than one closed by four
     // edges.
     double inferred_rank = 0.9;
@@ -1519,11 +1515,14 @@ private:
 // looked at for them.
 void consider(const SearchImage &im, const Quad &q, bool inferred, bool joined, RankedQuads &ranked) {
     const Quad fq = scale_quad(q, im.inv, im.offset);
-    // An upright quad set aside from the landscape ones must be well
-    // supported.
+    // An upright quad set aside from the landscape ones must be convincing,
+    // and its sides must end at its corners: one with two ends running on is
+    // drawn inside something larger (a column of a near card's print, its
+    // top and side on the card's own edges).
     const bool upright = is_upright(q);
     if (upright && ranked.upright_policy() == UprightQuads::refused) return;
-    const double min_support = upright && ranked.upright_aside() ? kSearch.upright_min_support : 0.0;
+    const bool aside = upright && ranked.upright_aside();
+    const double min_support = aside ? kSearch.convincing_score : 0.0;
     SideEdges edges;
     std::array<double, 4> step;
     if (!passes_card_tests(im, q, fq, min_support, edges, step)) return;
@@ -1532,13 +1531,9 @@ void consider(const SearchImage &im, const Quad &q, bool inferred, bool joined, 
     const double rank = rank_by_size(im, q, support, inferred);
     if (ranked.would_drop(rank, upright)) return;
     const int ends = ends_running_on(im, q, edges);
-    // An upright box whose sides run on past its corners is drawn inside
-    // something larger (a column of a near card's print, its top and side
-    // on the card's own edges): a card's sides end at its corners.
-    if (min_support > 0 && ends >= kSearch.min_ends_running_on) return;
+    if (aside && ends >= kSearch.min_ends_running_on) return;
     const float pixel_error = inferred ? kSearch.pixel_error_inferred : kSearch.pixel_error;
-    ranked.keep(Detection{fq, support, pixel_error * im.inv, false, joined, rank_with_corners(im, q, rank), ends,
-                          upright},
+    ranked.keep(Detection{fq, support, pixel_error * im.inv, false, joined, rank_with_corners(im, q, rank), ends},
                 q, upright);
 }
 

@@ -110,22 +110,6 @@ bool is_upright(const Quad &q) {
     return std::abs(top.y) > kGeometry.max_roll_rise * std::abs(top.x);
 }
 
-Quad labelled_like(const Quad &q, const Quad &ref) {
-    int best = 0;
-    double best_d2 = -1;
-    for (int r = 0; r < 4; ++r) {
-        double d2 = 0;
-        for (int k = 0; k < 4; ++k) {
-            const cv::Point2f d = q[(k + r) % 4] - ref[k];
-            d2 += double(d.dot(d));
-        }
-        if (best_d2 < 0 || d2 < best_d2) best_d2 = d2, best = r;
-    }
-    Quad out;
-    for (int k = 0; k < 4; ++k) out[k] = q[(k + best) % 4];
-    return out;
-}
-
 bool is_convex(const Quad &q) {
     int sign = 0;
     for (int i = 0; i < 4; ++i) {

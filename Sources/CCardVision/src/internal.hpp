@@ -54,10 +54,6 @@ Quad order_cyclic(const std::array<cv::Point2f, 4> &points);
 // degrees: its top side rises more than tan 50° of its run), as a card lying
 // on a desk is when the phone photographs it in portrait.
 bool is_upright(const Quad &q);
-// q's corners relabelled (turned round, not reversed) to lie nearest to
-// ref's: the same card found afresh keeps the corner labels it was
-// followed with, so an upright card's top does not swap sides.
-Quad labelled_like(const Quad &q, const Quad &ref);
 bool is_convex(const Quad &q);
 double quad_area(const Quad &q);
 double min_side(const Quad &q);
@@ -185,7 +181,6 @@ struct Detection {
     double rank = 0;         // support times size against the image searched: comparable between
                              // searches of one region at different scales
     int ends_running_on = 0; // ends of its sides in view that run on past their corner (of eight)
-    bool upright = false;    // is_upright (UprightQuads)
 };
 // How far past a three-sided outline ("U") its fourth side is looked for.
 // A U whose two legs both end early (the frame's border across one, a thumb

@@ -467,11 +467,11 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
                                    FourthSide::beyond_ends, kTrack.quads_tried, upright);
         if (!further.empty() && !beyond_frame(further[0].quad, size)) found = std::move(further);
     }
-    // An upright card (Detection::upright: no quad held landscape was found,
-    // or only a box printed on it) is weighed against the coarse look's
+    // An upright card (found when no quad held landscape was, or only a box
+    // printed on it) is weighed against the coarse look's
     // near card below.
     std::optional<Detection> upright_card;
-    if (!found.empty() && found[0].upright && upright != UprightQuads::compete) {
+    if (!found.empty() && is_upright(found[0].quad) && upright != UprightQuads::compete) {
         upright_card = found[0];
         found.clear();
     }
@@ -718,9 +718,6 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
     misses_ = 0;
     correct_sides(f, found);
     place_hidden(f, found);
-    // A quad found afresh is ordered from the image; the card followed keeps
-    // its labels (an upright card's top could swap sides).
-    if (tracking_) found.fit->quad = labelled_like(found.fit->quad, quad_);
     const Motion motion = commit(f, found, pts_ns);
     measure(image, f, *found.fit, motion, pts_ns, out);
 }
