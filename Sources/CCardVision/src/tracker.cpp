@@ -468,8 +468,7 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
         if (!further.empty() && !beyond_frame(further[0].quad, size)) found = std::move(further);
     }
     // An upright card (found when no quad held landscape was, or only a box
-    // printed on it) is weighed against the coarse look's
-    // near card below.
+    // printed on it) is weighed against the coarse look's near card below.
     std::optional<Detection> upright_card;
     if (!found.empty() && is_upright(found[0].quad) && upright != UprightQuads::compete) {
         upright_card = found[0];
