@@ -177,6 +177,36 @@ import Testing
         #expect(abs(whole - large) <= 0.01, "the session reads \(whole); large \(large), small \(small)")
     }
 
+    /// The black level and the colour are judged on the frames in focus: a
+    /// card held at 0.45 of a 640 px view, sharp for 20 frames, then
+    /// blurred (σ 3 px: a camera hunting for focus) for 40 at the same size,
+    /// reads as it did while sharp, though every blurred frame shows the
+    /// material and most frames are blurred.
+    @Test func blurredFramesDoNotFeedTheBlackLevelOrTheColour() {
+        let scenes = Scenes(seed: 383)
+        var s = scenes.scene(width: 640, height: 480)
+        s.card_type = CR_CARD_2003
+        s.distance_mm = Scenes.distance(forWidthRatio: 0.45, scene: s)
+        var frames: [Frame] = []
+        for i in 0..<60 {
+            s.blur_sigma = i < 20 ? 0 : 3
+            s.center_x = 319.5 + 4 * sin(Double(i) * 0.3)
+            frames.append(scenes.render(s))
+        }
+        func evidence(_ frames: ArraySlice<Frame>) -> hkcv_liveness {
+            Self.evidence(of: frames, card: HKCV_CARD_2003).liveness
+        }
+        let sharp = evidence(frames.prefix(20)), blurred = evidence(frames.suffix(40)), whole = evidence(frames[...])
+        #expect(sharp.material_frames >= 15 && blurred.material_frames >= 35 && whole.material_frames >= 55,
+                "\(sharp.material_frames), \(blurred.material_frames), \(whole.material_frames)")
+        #expect(blurred.black_level > sharp.black_level + 0.03,
+                "the blurred card reads higher: \(blurred.black_level) against \(sharp.black_level)")
+        #expect(abs(whole.black_level - sharp.black_level) <= 0.01,
+                "the session reads \(whole.black_level); sharp \(sharp.black_level), blurred \(blurred.black_level)")
+        #expect(abs(whole.chroma - sharp.chroma) < abs(blurred.chroma - sharp.chroma) / 2,
+                "colour: the session \(whole.chroma), sharp \(sharp.chroma), blurred \(blurred.chroma)")
+    }
+
     /// hkcv_tracker_restart_material (the session calls it at ORTH) drops
     /// what the material frames gathered (black level, colour, their count)
     /// and keeps the frame count and the screen grid; the frames after it

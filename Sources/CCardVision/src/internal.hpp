@@ -384,6 +384,7 @@ private:
 // ---- photometry.cpp -----------------------------------------------------
 struct Photometry {
     float glare = 0, glare_blob = 0, sharpness = 0;
+    float focus = 0;  // the variance of the Laplacian sharpness is read from (not saturating)
 };
 // Buffers kept between frames (no allocation per frame).
 struct PhotometryScratch {

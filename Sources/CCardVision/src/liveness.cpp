@@ -53,6 +53,18 @@ constexpr int kGridEvery = 3, kGridDense = 30, kGridSparseEvery = 12;
 // this share of its widest width, and at least this many.
 constexpr float kLargestShare = 0.8f;
 constexpr int kLargestFrames = 10;
+// The black level and the colour are judged on the frames in focus: a focus
+// (the Laplacian's variance on the rectified face) at least kFocusShare of
+// the session's sharp frames', the focus kSharpQuantile from the top of its
+// material frames (so that one frame's noise does not set it), or the
+// kLargestFrames sharpest if fewer are. A quarter of the variance is what a
+// Gaussian blur of sigma 1 camera pixel leaves of a card in focus (sigma 0.5
+// leaves about 0.7): a fast turn's motion blur, a camera hunting for focus.
+// Relative to the same session, since cameras and renderers differ in their
+// sharpest several times over (a soft webcam's card reads a tenth of a
+// sharp render's).
+constexpr float kFocusShare = 0.25f;
+constexpr double kSharpQuantile = 0.1;
 
 int pose_bin(double yaw, double pitch) {
     const double a = std::max(std::abs(yaw), std::abs(pitch));
@@ -121,21 +133,41 @@ float median(std::vector<float> v) {
     return v[mid];
 }
 
+// The material frames in focus (kFocusShare, kSharpQuantile): a blurred
+// card's darkest print is averaged with the paper round it, and its colour
+// with its neighbours'.
+std::vector<MaterialReading> in_focus(std::vector<MaterialReading> readings) {
+    if (readings.empty()) return readings;
+    std::sort(readings.begin(), readings.end(),
+              [](const MaterialReading &a, const MaterialReading &b) { return a.focus > b.focus; });
+    const float least = kFocusShare * readings[size_t(kSharpQuantile * double(readings.size() - 1))].focus;
+    size_t kept = 0;
+    while (kept < readings.size() && (readings[kept].focus >= least || kept < size_t(kLargestFrames))) ++kept;
+    readings.resize(kept);
+    return readings;
+}
+
 // The black level where the card was largest in the camera's pixels: the
 // median over the frames within kLargestShare of its widest, or over its
 // kLargestFrames widest if fewer are. A card's darkest print is a few
 // text strokes a third of a millimetre wide, which a small or softly
 // focused card averages with the paper round them; a screen's black is
 // lifted at any size.
-float black_of_largest(std::vector<BlackReading> readings) {
+float black_of_largest(std::vector<MaterialReading> readings) {
     if (readings.empty()) return -1;
     std::sort(readings.begin(), readings.end(),
-              [](const BlackReading &a, const BlackReading &b) { return a.width_px > b.width_px; });
+              [](const MaterialReading &a, const MaterialReading &b) { return a.width_px > b.width_px; });
     const float least = kLargestShare * readings.front().width_px;
     std::vector<float> levels;
     for (const auto &r : readings)
-        if (r.width_px >= least || levels.size() < size_t(kLargestFrames)) levels.push_back(r.level);
+        if (r.width_px >= least || levels.size() < size_t(kLargestFrames)) levels.push_back(r.black);
     return median(levels);
+}
+
+float median_chroma(const std::vector<MaterialReading> &readings) {
+    std::vector<float> chroma;
+    for (const auto &r : readings) chroma.push_back(r.chroma);
+    return median(chroma);
 }
 
 }  // namespace
@@ -166,8 +198,7 @@ void LivenessEvidence::restart_material() {
     for (auto &sums : cell_sums_) sums.clear();
     bin_frames_.fill(0);
     material_frames_ = 0;
-    chroma_.clear();
-    black_.clear();
+    material_.clear();
     fine_print_.clear();
 }
 
@@ -204,7 +235,7 @@ CardPlanes LivenessEvidence::full_range(const ColourRaster &card) {
 }
 
 void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch,
-                           float glare) {
+                           float glare, float focus) {
     const ColourRaster card = warp_colour(image, raster_to_quad(q, kRasterW, kRasterH), kRasterW, kRasterH);
     if (card.empty()) return;
     const CardPlanes planes = full_range(card);
@@ -226,9 +257,12 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
         ++material_frames_;
         // The darkest 1 %: a card's black print is a few percent of its face
         // (text strokes, the portrait's hair), a screen's black is everywhere.
-        black_.push_back({float(width_px), black_above_floor(p1, p98, darkest_in_view(luma, planes.limited))});
+        // The colour: its 99th percentile of saturation. Both are judged on
+        // the frames in focus (in_focus), when the verdict is read.
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
-        chroma_.push_back(saturation_percentile(planes.cb(inside), planes.cr(inside), 0.99) * gain);
+        material_.push_back({float(width_px), focus,
+                             black_above_floor(p1, p98, darkest_in_view(luma, planes.limited)),
+                             saturation_percentile(planes.cb(inside), planes.cr(inside), 0.99) * gain});
     }
     // The screen's grid on some tracked frames (kGridEvery), whether or not it
     // shows the material: a screen's outline followed as a near card (cut
@@ -277,8 +311,9 @@ hkcv_liveness LivenessEvidence::summary() const {
     out.frames = frames_;
     out.material_frames = material_frames_;
     for (int b = 0; b < kBins; ++b) out.pose_frames[b] = bin_frames_[size_t(b)];
-    out.chroma = median(chroma_);
-    out.black_level = black_of_largest(black_);
+    const std::vector<MaterialReading> focused = in_focus(material_);
+    out.chroma = median_chroma(focused);
+    out.black_level = black_of_largest(focused);
     out.fine_print = median(fine_print_);
     out.screen_grid = median(grid_);
     out.grid_frames = int(grid_.size());

@@ -15,10 +15,12 @@ namespace cardvision {
 // card is too small (under about 107 pixels high) or its middle leaves the frame.
 float screen_grid_peak(const cv::Mat &luma, const Quad &q);
 
-// The black level of one material frame with the card's width in the
-// camera's pixels: it is judged where the print is resolved best.
-struct BlackReading {
-    float width_px, level;
+// What one material frame says of the card: its black level and colour
+// saturation, with how well the frame resolves the print (the card's width
+// in the camera's pixels, the focus measure of its rectified face): both
+// are judged on the frames that resolve it best.
+struct MaterialReading {
+    float width_px, focus, black, chroma;
 };
 
 // A card's raster as the evidence reads it: full-range Y (8 bit), and Cb, Cr
@@ -40,8 +42,10 @@ public:
     // count stay (hkcv_tracker_restart_material).
     void restart_material();
     // A tracked frame (and its luma, as the tracker read it): the card at q
-    // with its filtered pose and the saturated fraction of its face.
-    void add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch, float glare);
+    // with its filtered pose, the saturated fraction of its face and its
+    // focus (Photometry::focus).
+    void add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch, float glare,
+             float focus);
     hkcv_liveness summary() const;
 
 private:
@@ -58,8 +62,8 @@ private:
     std::array<std::vector<cv::Vec2f>, kBins> cell_sums_;
     std::array<int, kBins> bin_frames_{};
     int frames_ = 0, material_frames_ = 0;
-    std::vector<float> chroma_, fine_print_, grid_;
-    std::vector<BlackReading> black_;
+    std::vector<float> fine_print_, grid_;
+    std::vector<MaterialReading> material_;
     cv::Mat y_, lap_, saturation_;  // scratch
     std::vector<float> saturation_values_;
 };

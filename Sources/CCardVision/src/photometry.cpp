@@ -7,7 +7,9 @@
 //                 masked 320 x 202 raster. 60 puts a sharp, well-lit printed
 //                 card around 0.8-0.95 and a card blurred by a sigma of 2-3 px
 //                 (at 720p, card half the frame wide) below 0.5; the curve
-//                 saturates, so heavier texture cannot exceed 1.
+//                 saturates, so heavier texture cannot exceed 1. v itself
+//                 is kept as focus: the liveness evidence compares a
+//                 frame's with the same session's sharpest.
 //   glare       = fraction of masked raster pixels with luma >= glare_luma
 //   glare_blob  = largest 8-connected saturated region / masked area
 //
@@ -136,7 +138,7 @@ namespace {
 // rectified card, through a knee), and which rows of the glare grid to
 // rectify: those around a band that saw a saturated pixel.
 struct SharpnessLook {
-    float sharpness = 0;
+    float sharpness = 0, focus = 0;
     bool glare_seen = false;
     std::array<bool, kGlareH> glare_rows{};
 };
@@ -180,6 +182,7 @@ SharpnessLook look_at_sharpness(const cv::Mat &luma, const Quad &q, int glare_lu
     if (count > 0) {
         const double mean = double(sum) / count;
         const double v = std::max(0.0, double(sum_sq) / count - mean * mean);
+        look.focus = float(v);
         look.sharpness = float(v / (v + kSharpnessKnee));
     }
     return look;
@@ -234,6 +237,7 @@ Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma
     // the glare itself only where a band saw a saturated pixel.
     const SharpnessLook look = look_at_sharpness(luma, q, glare_luma, s);
     p.sharpness = look.sharpness;
+    p.focus = look.focus;
     if (look.glare_seen) measure_glare(luma, q, glare_luma, look.glare_rows, s, p);
     return p;
 }

@@ -1022,7 +1022,7 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
     out.focal_px = float(focal);
     if (config_.liveness_evidence) {
         StageTimer timer(stages_.liveness);
-        liveness_.add(image, f.luma, q, yaw, pitch, ph.glare);
+        liveness_.add(image, f.luma, q, yaw, pitch, ph.glare, ph.focus);
     }
 
     if (std::abs(yaw) < config_.front_max_deg && std::abs(pitch) < config_.front_max_deg && !out.touches_border) {
