@@ -25,7 +25,7 @@ namespace {
 // in the frame (mean_width); counts of frames are frames processed.
 struct TrackParams {
     // ---- Searching (Tracker::find, Tracker::locate, Tracker::search_when_due) ----
-    // How many of the search's best quads Tracker::find may try: the best
+    // How many of the search's best quads Tracker::confirm_best may try: the best
     // and, when it runs off the frame and does not hold, two more.
     int quads_tried = 3;
     // Two quads of a search that share this much of their area
@@ -429,105 +429,118 @@ void Tracker::prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &fou
 }
 
 std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, double focal) {
-    // The best-ranked quad. A best that runs off the frame (a side guessed
-    // beyond the border) and does not hold at full size, search after
-    // search, is not the card: a box of a brick wall that the frame cuts
-    // can outrank a card in full view for as long as the scene stands.
-    // Then the next quad is tried, if it is another object. (Once is not
-    // enough: on a light desk the next may be a box printed on the card,
-    // followed for good where the following frame would find the card. One
-    // that shares most of a refused quad's area is that quad with a side
-    // moved, on the same lines. A quad in full view that does not hold is
-    // not replaced: there the next is as often a box of bricks as the card.)
-    // Quads whose fourth side is a line beyond both legs' ends are tried
-    // once a frame has gone by without a card: a card whose sides fade
-    // into a light desk or under a thumb is found a frame later, and a
-    // card the plain search finds is never traded for one closed by a
-    // line of the wall beside it (a mortar joint along the card's side).
-    // So is a best that the frame cuts: the card may be in full view beside
-    // it, its sides broken by a thumb or by the blocks of a low bitrate,
-    // and the quad below it a column of bricks that its bottom edge
-    // closes. A card in full view that the further look ranks first wins.
-    // Quads held upright count only when no card is followed: when the
-    // best quad held landscape is a box printed on one, or when nothing
-    // else is found, not even by the search that closes U's beyond their
-    // legs (a frame after the first miss: a near card's printed column is
-    // an upright box a frame before the card is found). Near a card held
-    // upright they count as much as any; near a card held landscape, an
-    // upright quad is a box printed on it.
+    FineLook fine = look_finely(luma, roi, focal);
+    prefer_a_portrait(luma, fine.found);
+    const bool refused_before = std::exchange(cut_best_refused_, false);
+    if (!fine.found.empty() && !fine.found[0].joined) return confirm_best(luma, fine.found, refused_before, focal);
+    return look_coarsely(luma, roi, focal, fine);
+}
+
+// Quads whose fourth side is a line beyond both legs' ends are tried once a
+// frame has gone by without a card: a card whose sides fade into a light
+// desk or under a thumb is found a frame later, and a card the plain search
+// finds is never traded for one closed by a line of the wall beside it (a
+// mortar joint along the card's side). So is a best that the frame cuts: the
+// card may be in full view beside it, its sides broken by a thumb or by the
+// blocks of a low bitrate, and the quad below it a column of bricks that its
+// bottom edge closes. A card in full view that the further look ranks first
+// wins.
+// Quads held upright count only when no card is followed: when the best
+// quad held landscape is a box printed on one, or when nothing else is
+// found, not even by the search that closes U's beyond their legs (a frame
+// after the first miss: a near card's printed column is an upright box a
+// frame before the card is found). Near a card held upright they count as
+// much as any; near a card held landscape, an upright quad is a box printed
+// on it. An upright best is set aside, to be weighed against the coarse
+// look's near card (look_coarsely).
+Tracker::FineLook Tracker::look_finely(const cv::Mat &luma, cv::Rect roi, double focal) {
     const FourthSide fourth = misses_ > 0 ? FourthSide::beyond_ends : FourthSide::at_ends;
     const UprightQuads upright = tracking_                           ? upright_quads_near(quad_)
                                  : fourth == FourthSide::beyond_ends ? UprightQuads::if_nothing_else
                                                                      : UprightQuads::if_enclosing;
     const cv::Size size(luma.cols, luma.rows);
-    auto found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth,
+    FineLook fine;
+    fine.found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth,
                              kTrack.quads_tried, upright);
-    if (fourth == FourthSide::at_ends && !found.empty() && !found[0].joined && beyond_frame(found[0].quad, size)) {
+    if (fourth == FourthSide::at_ends && !fine.found.empty() && !fine.found[0].joined &&
+        beyond_frame(fine.found[0].quad, size)) {
         auto further = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr,
                                    FourthSide::beyond_ends, kTrack.quads_tried, upright);
-        if (!further.empty() && !beyond_frame(further[0].quad, size)) found = std::move(further);
+        if (!further.empty() && !beyond_frame(further[0].quad, size)) fine.found = std::move(further);
     }
-    // An upright card (found when no quad held landscape was, or only a box
-    // printed on it) is weighed against the coarse look's near card below.
-    std::optional<Detection> upright_card;
-    if (!found.empty() && is_upright(found[0].quad) && upright != UprightQuads::compete) {
-        upright_card = found[0];
-        found.clear();
+    if (!fine.found.empty() && is_upright(fine.found[0].quad) && upright != UprightQuads::compete) {
+        fine.upright = fine.found[0];
+        fine.found.clear();
     }
-    prefer_a_portrait(luma, found);
-    const bool refused_before = std::exchange(cut_best_refused_, false);
-    auto confirm = [&](const Detection &d) {
-        return polish(luma, d.quad, d.pixel_error + kTrack.confirm_slack_px, focal);
-    };
-    if (!found.empty() && !found[0].joined) {
-        if (auto r = confirm(found[0])) return r;
-        cut_best_refused_ = beyond_frame(found[0].quad, size);
-        if (!refused_before || !cut_best_refused_) return std::nullopt;
-        for (size_t i = 1; i < found.size(); ++i) {
-            const Quad &q = found[i].quad;
-            if (std::any_of(found.begin(), found.begin() + long(i),
-                            [&](const Detection &refused) { return overlap(refused.quad, q) >= kTrack.same_object; }))
-                break;
-            if (auto r = confirm(found[i])) {
-                cut_best_refused_ = false;  // a card found: the next search starts afresh
-                return r;
-            }
+    return fine;
+}
+
+// The fine look's best, fitted at full size. A best that runs off the frame
+// (a side guessed beyond the border) and does not hold, search after search,
+// is not the card: a box of a brick wall that the frame cuts can outrank a
+// card in full view for as long as the scene stands. Then the next quad is
+// tried, if it is another object. (Once is not enough: on a light desk the
+// next may be a box printed on the card, followed for good where the
+// following frame would find the card. One that shares most of a refused
+// quad's area is that quad with a side moved, on the same lines. A quad in
+// full view that does not hold is not replaced: there the next is as often a
+// box of bricks as the card.)
+std::optional<Refinement> Tracker::confirm_best(const cv::Mat &luma, const std::vector<Detection> &found,
+                                                bool refused_before, double focal) {
+    if (auto r = confirm(luma, found[0], focal)) return r;
+    cut_best_refused_ = beyond_frame(found[0].quad, cv::Size(luma.cols, luma.rows));
+    if (!refused_before || !cut_best_refused_) return std::nullopt;
+    for (size_t i = 1; i < found.size(); ++i) {
+        const Quad &q = found[i].quad;
+        if (std::any_of(found.begin(), found.begin() + long(i),
+                        [&](const Detection &refused) { return overlap(refused.quad, q) >= kTrack.same_object; }))
+            break;
+        if (auto r = confirm(luma, found[i], focal)) {
+            cut_best_refused_ = false;  // a card found: the next search starts afresh
+            return r;
         }
-        return std::nullopt;
     }
-    // A coarser look: a card held so near that it is out of focus has edges
-    // tens of pixels wide, which read as edges only at half the size. Such
-    // a card is often cut by the frame or has something in front of part
-    // of a side, so its sides may be looked for further on.
+    return std::nullopt;
+}
+
+// A coarser look: a card held so near that it is out of focus has edges tens
+// of pixels wide, which read as edges only at half the size. Such a card is
+// often cut by the frame or has something in front of part of a side, so its
+// sides may be looked for further on. What the fine look found only on lines
+// joined across a gap (a thumb and a palm over one side of a light card) and
+// the coarse look's best are tried in the order of their rank, since either
+// can be the wrong one: the coarse look can take the palm behind such a card,
+// and the joined lines can close a quad tens of pixels off a card that the
+// coarse look finds exactly. An upright card set aside (look_finely) that
+// holds at full size is taken before a near card only when the near card is
+// a box printed on it (inside it); else it is tried last: a near card's print
+// has upright boxes (its portrait, a column of text), which the fine look
+// sees where the near card's own blurred edges are no lines.
+std::optional<Refinement> Tracker::look_coarsely(const cv::Mat &luma, cv::Rect roi, double focal,
+                                                 const FineLook &fine) {
     const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / kTrack.coarse_den, focal,
                                     glare_level_, nullptr, FourthSide::scanned_beyond);
-    // What the finer look found only on lines joined across a gap (a thumb
-    // and a palm over one side of a light card) and the coarse look's best
-    // are tried in the order of their rank, since either can be the wrong
-    // one: the coarse look can take the palm behind such a card, and the
-    // joined lines can close a quad tens of pixels off a card that the
-    // coarse look finds exactly.
-    const Detection *joined = found.empty() ? nullptr : &found[0];
+    const Detection *joined = fine.found.empty() ? nullptr : &fine.found[0];
     const Detection *near = coarse.empty() ? nullptr : &coarse[0];
-    // An upright card that holds at full size is taken before a near card
-    // only when the near card is a box printed on it (inside it); else it
-    // is tried last: a near card's print has upright boxes (its portrait,
-    // a column of text), which the fine look sees where the near card's own
-    // blurred edges are no lines.
     const bool upright_first =
-        upright_card &&
-        (!near || encloses(upright_card->quad, near->quad, kTrack.enclose_share * float(mean_width(near->quad))));
+        fine.upright &&
+        (!near || encloses(fine.upright->quad, near->quad, kTrack.enclose_share * float(mean_width(near->quad))));
     if (upright_first)
-        if (auto r = confirm(*upright_card)) return r;
+        if (auto r = confirm(luma, *fine.upright, focal)) return r;
     if (joined && (!near || joined->rank >= near->rank)) {
-        if (auto r = confirm(*joined)) return r;
+        if (auto r = confirm(luma, *joined, focal)) return r;
         joined = nullptr;
     }
     if (near)
         if (auto r = confirm_near(luma, *near, focal)) return r;
-    if (joined) return confirm(*joined);
-    if (upright_card && !upright_first) return confirm(*upright_card);
+    if (joined) return confirm(luma, *joined, focal);
+    if (fine.upright && !upright_first) return confirm(luma, *fine.upright, focal);
     return std::nullopt;
+}
+
+// A search's quad fitted at full size, within its expected corner error.
+std::optional<Refinement> Tracker::confirm(const cv::Mat &luma, const Detection &d, double focal) {
+    return polish(luma, d.quad, d.pixel_error + kTrack.confirm_slack_px, focal);
 }
 
 std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect roi, int long_side, double focal,

@@ -81,7 +81,23 @@ private:
     // A search of roi: the best outline found (find), widened to the card's
     // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
+    // The best outline of roi that holds at full size: the fine look's best
+    // (confirm_best), else the coarse look's near card, the fine look's quads
+    // on lines joined across a gap, or an upright card (look_coarsely).
     std::optional<Refinement> find(const cv::Mat &luma, cv::Rect roi, double focal);
+    // The search at detect_long_side: its quads held landscape, best first,
+    // and an upright best set aside.
+    struct FineLook {
+        std::vector<Detection> found;
+        std::optional<Detection> upright;
+    };
+    FineLook look_finely(const cv::Mat &luma, cv::Rect roi, double focal);
+    // The fine look's best fitted at full size; when a best cut by the frame
+    // did not hold on this search and the last, the next other object.
+    std::optional<Refinement> confirm_best(const cv::Mat &luma, const std::vector<Detection> &found,
+                                           bool refused_before, double focal);
+    std::optional<Refinement> look_coarsely(const cv::Mat &luma, cv::Rect roi, double focal, const FineLook &fine);
+    std::optional<Refinement> confirm(const cv::Mat &luma, const Detection &d, double focal);
     // Of the search's best quads, the first whose portrait shows a face is
     // put first, when the best's could show one and does not.
     void prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &found);
