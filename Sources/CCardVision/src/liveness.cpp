@@ -57,7 +57,7 @@ constexpr int kLargestFrames = 10;
 // (the Laplacian's variance on the rectified face) at least kFocusShare of
 // the session's sharp frames', the focus kSharpQuantile from the top of its
 // material frames (so that one frame's noise does not set it), or the
-// kLargestFrames sharpest if fewer are. A quarter of the variance is what a
+// kSharpestFrames sharpest if fewer are. A quarter of the variance is what a
 // Gaussian blur of sigma 1 camera pixel leaves of a card in focus (sigma 0.5
 // leaves about 0.7): a fast turn's motion blur, a camera hunting for focus.
 // Relative to the same session, since cameras and renderers differ in their
@@ -65,6 +65,7 @@ constexpr int kLargestFrames = 10;
 // sharp render's).
 constexpr float kFocusShare = 0.25f;
 constexpr double kSharpQuantile = 0.1;
+constexpr int kSharpestFrames = 10;
 
 int pose_bin(double yaw, double pitch) {
     const double a = std::max(std::abs(yaw), std::abs(pitch));
@@ -133,16 +134,16 @@ float median(std::vector<float> v) {
     return v[mid];
 }
 
-// The material frames in focus (kFocusShare, kSharpQuantile): a blurred
-// card's darkest print is averaged with the paper round it, and its colour
-// with its neighbours'.
+// The material frames in focus (kFocusShare, kSharpQuantile,
+// kSharpestFrames): a blurred card's darkest print is averaged with the
+// paper round it, and its colour with its neighbours'.
 std::vector<MaterialReading> in_focus(std::vector<MaterialReading> readings) {
     if (readings.empty()) return readings;
     std::sort(readings.begin(), readings.end(),
               [](const MaterialReading &a, const MaterialReading &b) { return a.focus > b.focus; });
     const float least = kFocusShare * readings[size_t(kSharpQuantile * double(readings.size() - 1))].focus;
     size_t kept = 0;
-    while (kept < readings.size() && (readings[kept].focus >= least || kept < size_t(kLargestFrames))) ++kept;
+    while (kept < readings.size() && (readings[kept].focus >= least || kept < size_t(kSharpestFrames))) ++kept;
     readings.resize(kept);
     return readings;
 }
