@@ -1495,15 +1495,14 @@ public:
                                                 : upright_encloses(upright_.best(), landscape_.best());
         return (upright ? upright_ : landscape_).detections();
     }
-    // Whether upright quads are set aside from the landscape ones.
-    bool upright_aside() const {
-        return policy_ == UprightQuads::if_enclosing || policy_ == UprightQuads::if_nothing_else;
+    // Whether a quad (upright or not) is set aside from the landscape ones.
+    bool sets_aside(bool upright) const {
+        return upright && (policy_ == UprightQuads::if_enclosing || policy_ == UprightQuads::if_nothing_else);
     }
 
 private:
-    bool aside(bool upright) const { return upright && upright_aside(); }
-    BestQuads &list(bool upright) { return aside(upright) ? upright_ : landscape_; }
-    const BestQuads &list(bool upright) const { return aside(upright) ? upright_ : landscape_; }
+    BestQuads &list(bool upright) { return sets_aside(upright) ? upright_ : landscape_; }
+    const BestQuads &list(bool upright) const { return sets_aside(upright) ? upright_ : landscape_; }
     BestQuads landscape_, upright_;
     UprightQuads policy_;
 };
@@ -1521,7 +1520,7 @@ void consider(const SearchImage &im, const Quad &q, bool inferred, bool joined, 
     // top and side on the card's own edges).
     const bool upright = is_upright(q);
     if (upright && ranked.upright_policy() == UprightQuads::refused) return;
-    const bool aside = upright && ranked.upright_aside();
+    const bool aside = ranked.sets_aside(upright);
     const double min_support = aside ? kSearch.convincing_score : 0.0;
     SideEdges edges;
     std::array<double, 4> step;

@@ -138,7 +138,7 @@ namespace {
 // rectified card, through a knee), and which rows of the glare grid to
 // rectify: those around a band that saw a saturated pixel.
 struct SharpnessLook {
-    float sharpness = 0, focus = 0;
+    float focus = 0;  // the Laplacian's variance
     bool glare_seen = false;
     std::array<bool, kGlareH> glare_rows{};
 };
@@ -183,7 +183,6 @@ SharpnessLook look_at_sharpness(const cv::Mat &luma, const Quad &q, int glare_lu
         const double mean = double(sum) / count;
         const double v = std::max(0.0, double(sum_sq) / count - mean * mean);
         look.focus = float(v);
-        look.sharpness = float(v / (v + kSharpnessKnee));
     }
     return look;
 }
@@ -236,8 +235,8 @@ Photometry measure_photometry(const cv::Mat &luma, const Quad &q, int glare_luma
     // Sharpness, and a first look for glare, on bands of three rows; then
     // the glare itself only where a band saw a saturated pixel.
     const SharpnessLook look = look_at_sharpness(luma, q, glare_luma, s);
-    p.sharpness = look.sharpness;
     p.focus = look.focus;
+    p.sharpness = float(double(look.focus) / (double(look.focus) + kSharpnessKnee));
     if (look.glare_seen) measure_glare(luma, q, glare_luma, look.glare_rows, s, p);
     return p;
 }
