@@ -1,6 +1,7 @@
 // internal.hpp — types shared by the files of the card vision shim.
 //
-// Reading order: geometry (the card model and quad checks), detect (find a
+// Reading order: geometry (the card model and quad checks), contrast (a
+// washed-out frame stretched before the card is looked for), detect (find a
 // card-like quad in a downscaled frame), refine (fit the four edges at full
 // resolution), pose (3D angles from the quad), smoothing, photometry (glare,
 // sharpness), still (the best front-on picture), view change (whether an
@@ -136,6 +137,21 @@ struct Chroma {
     bool empty() const { return u.empty(); }
 };
 Chroma chroma_of(const hkcv_image &image, std::array<cv::Mat, 2> &nv12_split);
+// A low-contrast frame's levels stretched for finding the card's edges
+// (contrast.cpp): level y becomes to + gain * (y - from), a colour
+// difference 128 + gain * (c - 128). A gain of 1 leaves the frame as it is.
+struct ContrastStretch {
+    double gain = 1, from = 128, to = 128;
+    bool stretches() const { return gain > 1; }
+    double level_to(double y) const { return to + gain * (y - from); }
+    // luma and chroma stretched into luma_out and chroma_out (whose colour
+    // planes are written into chroma_scratch).
+    void apply(const cv::Mat &luma, const Chroma &chroma, cv::Mat &luma_out, Chroma &chroma_out,
+               std::array<cv::Mat, 2> &chroma_scratch) const;
+};
+// The stretch that brings luma (limited or full range) to a normal
+// scene's span; a gain of 1 when it spans that already.
+ContrastStretch contrast_stretch_of(const cv::Mat &luma, bool limited);
 // The card face warped from the source planes, in the source's colour
 // space: BGR for RGB-like and grey input, separate Y and half-size U, V
 // planes for YUV input (converted only when someone asks for BGR, because

@@ -460,11 +460,11 @@ Tracker::FineLook Tracker::look_finely(const cv::Mat &luma, cv::Rect roi, double
                                                                      : UprightQuads::if_enclosing;
     const cv::Size size(luma.cols, luma.rows);
     FineLook fine;
-    fine.found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr, fourth,
+    fine.found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, search_glare_level_, nullptr, fourth,
                              kTrack.quads_tried, upright);
     if (fourth == FourthSide::at_ends && !fine.found.empty() && !fine.found[0].joined &&
         beyond_frame(fine.found[0].quad, size)) {
-        auto further = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, glare_level_, nullptr,
+        auto further = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, search_glare_level_, nullptr,
                                    FourthSide::beyond_ends, kTrack.quads_tried, upright);
         if (!further.empty() && !beyond_frame(further[0].quad, size)) fine.found = std::move(further);
     }
@@ -519,7 +519,7 @@ std::optional<Refinement> Tracker::confirm_best(const cv::Mat &luma, const std::
 std::optional<Refinement> Tracker::look_coarsely(const cv::Mat &luma, cv::Rect roi, double focal,
                                                  const FineLook &fine) {
     const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / kTrack.coarse_den, focal,
-                                    glare_level_, nullptr, FourthSide::scanned_beyond);
+                                    search_glare_level_, nullptr, FourthSide::scanned_beyond);
     const Detection *joined = fine.found.empty() ? nullptr : &fine.found[0];
     const Detection *near = coarse.empty() ? nullptr : &coarse[0];
     const bool upright_first =
@@ -558,7 +558,7 @@ std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect 
     const bool weak_side =
         std::any_of(steps.begin(), steps.end(), [](double s) { return s >= 0 && s < kTrack.clear_step; });
     if (!best && weak_side) {
-        further = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &tracked, FourthSide::beyond_ends,
+        further = detect_card(luma, chroma_, roi, long_side, focal, search_glare_level_, &tracked, FourthSide::beyond_ends,
                               1, upright_quads_near(tracked));
         if (!further.empty() && !further.front().incumbent) best = &further.front();
     }
@@ -736,13 +736,23 @@ void Tracker::process(const hkcv_image &image, int64_t pts_ns, hkcv_measurement 
 
 Tracker::FrameView Tracker::begin_frame(const hkcv_image &image) {
     FrameView f;
-    f.luma = luma_of(image, luma_scratch_);
+    f.seen_luma = luma_of(image, luma_scratch_);
     chroma_ = chroma_of(image, nv12_chroma_);
     // glare_luma is a full-range level; limited-range luma reaches the
     // same brightness at 16 + 219/255 of it (a saturated sensor gives 235).
     const bool limited = image.range == HKCV_RANGE_LIMITED &&
                          (image.format == HKCV_PIXEL_I420 || image.format == HKCV_PIXEL_NV12);
     glare_level_ = limited ? int(std::lround(16 + config_.glare_luma * 219.0 / 255.0)) : config_.glare_luma;
+    // A washed-out frame is searched and followed stretched (contrast.cpp).
+    f.luma = f.seen_luma;
+    search_glare_level_ = glare_level_;
+    const ContrastStretch stretch = contrast_stretch_of(f.seen_luma, limited);
+    if (stretch.stretches()) {
+        const Chroma seen_chroma = chroma_;
+        stretch.apply(f.seen_luma, seen_chroma, stretched_luma_, chroma_, stretched_chroma_);
+        f.luma = stretched_luma_;
+        search_glare_level_ = int(std::min(256L, std::lround(stretch.level_to(glare_level_))));
+    }
     f.size = cv::Size(f.luma.cols, f.luma.rows);
     if (f.size != frame_size_) {
         lose();
@@ -802,7 +812,7 @@ void Tracker::recheck(const FrameView &f, Located &found) {
         std::max(kTrack.recheck_min_long_side, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                    std::max(size.width, size.height)));
     // (Only the best-ranked quad may replace the card being followed.)
-    const auto d = detect_card(luma, chroma_, roi, long_side, focal, glare_level_, &found.fit->quad,
+    const auto d = detect_card(luma, chroma_, roi, long_side, focal, search_glare_level_, &found.fit->quad,
                                FourthSide::at_ends, 1, upright_quads_near(found.fit->quad));
     const bool encloses_it =
         !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found.fit->quad, back_in_view, size);
@@ -1026,7 +1036,7 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
     Photometry ph;
     {
         StageTimer timer(stages_.photometry);
-        ph = measure_photometry(f.luma, q, glare_level_, photometry_);
+        ph = measure_photometry(f.seen_luma, q, glare_level_, photometry_);
     }
     out.glare = ph.glare;
     last_glare_ = ph.glare;
@@ -1035,7 +1045,7 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
     out.focal_px = float(focal);
     if (config_.liveness_evidence) {
         StageTimer timer(stages_.liveness);
-        liveness_.add(image, f.luma, q, yaw, pitch, ph.glare, ph.focus);
+        liveness_.add(image, f.seen_luma, q, yaw, pitch, ph.glare, ph.focus);
     }
 
     if (std::abs(yaw) < config_.front_max_deg && std::abs(pitch) < config_.front_max_deg && !out.touches_border) {

@@ -34,7 +34,10 @@ private:
     // (the configured one and the one in use), and whether the last
     // frame's glare washed the card's print out.
     struct FrameView {
-        cv::Mat luma;
+        // The luma the card is searched for, followed and fitted on (a
+        // washed-out frame's stretched, contrast.cpp), and the luma as it
+        // came, which its glare, sharpness and material are measured on.
+        cv::Mat luma, seen_luma;
         cv::Size size;
         double focal = 0, focal_cfg = 0;
         bool washed_out = false;
@@ -152,12 +155,15 @@ private:
     int restore_wait_ = 0;
     float last_glare_ = 0;  // the last frame's glare fraction on the card
     int glare_level_ = 255;  // luma at which this frame saturates, in its own range (glare_luma converted)
+    int search_glare_level_ = 255;  // the same level in the stretched luma (FrameView::luma)
     int64_t last_pts_ = 0;
     cv::Size frame_size_;
     cv::Mat luma_scratch_;
     cv::Mat half_luma_;  // a blurred near card's edges are fitted at half size
     Chroma chroma_;  // this frame's, wrapped; empty outside process()
     std::array<cv::Mat, 2> nv12_chroma_;  // an NV12 frame's colour planes, split (chroma_of)
+    cv::Mat stretched_luma_;  // a washed-out frame's luma, stretched (FrameView::luma)
+    std::array<cv::Mat, 2> stretched_chroma_;  // and its colour planes, which chroma_ then holds
     TextureFlow flow_;
     PhotometryScratch photometry_;
     RefineScratch refine_;
