@@ -61,8 +61,8 @@ constexpr int kLargestFrames = 10;
 // Gaussian blur of sigma 1 camera pixel leaves of a card in focus (sigma 0.5
 // leaves about 0.7): a fast turn's motion blur, a camera hunting for focus.
 // Relative to the same session, since cameras and renderers differ in their
-// sharpest several times over (a soft webcam's card reads a tenth of a
-// sharp render's).
+// sharpest several times over (the development set's renderer draws cards
+// about a tenth as sharp as ours, docs/decisions.md).
 constexpr float kFocusShare = 0.25f;
 constexpr double kSharpQuantile = 0.1;
 constexpr int kSharpestFrames = 10;
