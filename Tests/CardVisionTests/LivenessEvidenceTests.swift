@@ -50,7 +50,8 @@ enum DefaultThresholds {
             s.center_x = Double(s.width - 1) / 2 + 6 * sin(Double(index) * 0.3)
             s.center_y = Double(s.height - 1) / 2 + 4 * cos(Double(index) * 0.23)
             var frame = scenes.render(s)
-            if washedOut { washOut(&frame) }
+            // scripts/perturb-dev.py's `flat`.
+            if washedOut { frame = frame.washedOut(contrast: 0.55, lift: 10) }
             let m = tracker.process(frame, pts: Int64(index) * 33_333_333)
             if m.found != 0 { tracked += 1 }
         }
@@ -88,18 +89,6 @@ enum DefaultThresholds {
         #expect(grey.chroma < DefaultThresholds.chroma, "grey copy fails: \(Self.describe(grey))")
         #expect(grey.chroma < 3, "near zero: \(grey.chroma)")
         #expect(genuine.chroma >= DefaultThresholds.chroma, "genuine passes: \(Self.describe(genuine))")
-    }
-
-    /// What a cheap webcam facing a window, or a veiling glare over the
-    /// lens, does to every level: contrast 0.55 about mid-grey, plus 10
-    /// (scripts/perturb-dev.py's `flat`), colour alike.
-    static func washOut(_ frame: inout Frame) {
-        let luma = frame.width * frame.height
-        for i in frame.pixels.indices {
-            let v = Double(frame.pixels[i])
-            let washed = i < luma ? 0.55 * (v - 128) + 138 : 0.55 * (v - 128) + 128
-            frame.pixels[i] = UInt8(max(0, min(255, washed.rounded())))
-        }
     }
 
     /// A phone held before the camera, the recording on its screen and its

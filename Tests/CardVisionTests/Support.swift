@@ -16,6 +16,20 @@ struct Frame {
     var range: hkcv_color_range = HKCV_RANGE_FULL
 
     var truthCorners: [Float] { floats(truth.corners) }
+
+    /// What a cheap webcam facing a window, or a veiling glare over the
+    /// lens, does to every level: brought to `contrast` of its distance from
+    /// mid-grey, then lifted by `lift`; colour differences alike, without
+    /// the lift.
+    func washedOut(contrast: Double, lift: Double) -> Frame {
+        var f = self
+        let luma = width * height
+        for i in f.pixels.indices {
+            let v = contrast * (Double(f.pixels[i]) - 128) + 128 + (i < luma ? lift : 0)
+            f.pixels[i] = UInt8(max(0, min(255, v.rounded())))
+        }
+        return f
+    }
 }
 
 func floats<T>(_ tuple: T) -> [Float] {

@@ -13,41 +13,28 @@ import Testing
 
 @Suite
 struct WashedOutCameraTests {
-    /// Every level brought to `contrast` of its distance from mid-grey,
-    /// then lifted by `lift`; colour differences alike (without the lift).
-    static func washOut(_ frame: Frame, contrast: Double, lift: Double) -> Frame {
-        var f = frame
-        let luma = f.width * f.height
-        for i in f.pixels.indices {
-            let v = Double(f.pixels[i])
-            let washed = i < luma ? contrast * (v - 128) + 128 + lift : contrast * (v - 128) + 128
-            f.pixels[i] = UInt8(max(0, min(255, washed.rounded())))
-        }
-        return f
+    /// The span of a frame's luma: its 99th percentile less its 1st.
+    static func span(_ f: Frame) -> Double {
+        let luma = f.pixels[0..<(f.width * f.height)].map(Double.init)
+        return percentile(luma, 0.99) - percentile(luma, 0.01)
     }
 
-    /// Lowest and highest luma of a frame, 1 % of its pixels beyond each.
-    static func span(_ f: Frame) -> Int {
-        let luma = f.pixels[0..<(f.width * f.height)].sorted()
-        return Int(luma[luma.count * 99 / 100]) - Int(luma[luma.count / 100])
-    }
-
-    /// A card held still before a person at 640x480 (a light wall behind),
-    /// through a camera that keeps a third of the contrast: found on every
-    /// frame but the first few, where it lies.
-    @Test(arguments: [(seed: UInt64(5), card: CR_CARD_2018), (seed: UInt64(9), card: CR_CARD_2003)])
+    /// A card held still before a person at 640x480, through a camera that
+    /// keeps a third of the contrast: found on all but three frames of 30,
+    /// where it lies (IoU against the renderer's truth).
+    @Test(arguments: [(seed: UInt64(5), card: CR_CARD_2018), (seed: UInt64(4), card: CR_CARD_2003)])
     func aCardThroughAWashedOutCameraIsFollowed(seed: UInt64, card: cr_card_type) {
         let scenes = Scenes(seed: seed)
         var s = RendererPersonTests.with(scenes.scene(width: 640, height: 480), size: 0.35, x: 0.5)
         s.card_type = card
         s.distance_mm = Scenes.distance(forWidthRatio: 0.36, scene: s)
         let tracker = Tracker(cardType: card == CR_CARD_2003 ? HKCV_CARD_2003 : HKCV_CARD_2018)
-        var found = 0, ious: [Double] = [], spans: [Int] = []
+        var found = 0, ious: [Double] = [], spans: [Double] = []
         let frames = 30
         for k in 0..<frames {
             s.center_x = 319.5 + 5 * sin(Double(k) * 0.3)
             s.center_y = 250 + 3 * cos(Double(k) * 0.23)
-            let frame = Self.washOut(scenes.render(s), contrast: 0.33, lift: 20)
+            let frame = scenes.render(s).washedOut(contrast: 0.33, lift: 20)
             spans.append(Self.span(frame))
             let m = tracker.process(frame, pts: Int64(k) * 33_333_333)
             guard m.found == 1 else { continue }

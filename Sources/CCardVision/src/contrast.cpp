@@ -16,7 +16,6 @@
 #include <opencv2/core.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 
 namespace cardvision {
@@ -41,36 +40,15 @@ struct ContrastParams {
     // decision taken near a threshold.
     double min_gain = 1.1;
     double low_share = 0.01, high_share = 0.01;
-    // The levels are counted on every sample_step-th pixel of every
-    // sample_step-th row.
-    int sample_step = 4;
 };
 constexpr ContrastParams kContrast{};
 
-// The level below which share of the sampled pixels lie.
-int level_at(const std::array<int, 256> &histogram, int total, double share) {
-    const int wanted = int(std::ceil(share * total));
-    int seen = 0;
-    for (int level = 0; level < 256; ++level) {
-        seen += histogram[size_t(level)];
-        if (seen >= wanted) return level;
-    }
-    return 255;
-}
-
 }  // namespace
 
-ContrastStretch contrast_stretch_of(const cv::Mat &luma, bool limited) {
-    std::array<int, 256> histogram{};
-    int total = 0;
-    for (int y = 0; y < luma.rows; y += kContrast.sample_step) {
-        const uint8_t *row = luma.ptr<uint8_t>(y);
-        for (int x = 0; x < luma.cols; x += kContrast.sample_step, ++total) ++histogram[row[x]];
-    }
+ContrastStretch contrast_stretch_of(const LevelHistogram &view, bool limited) {
     ContrastStretch s;
-    if (total == 0) return s;
-    const int dark = level_at(histogram, total, kContrast.low_share);
-    const int bright = level_at(histogram, total, 1.0 - kContrast.high_share);
+    if (view.total == 0) return s;
+    const int dark = view.percentile(kContrast.low_share), bright = view.percentile(1.0 - kContrast.high_share);
     const double lowest = limited ? 16 : 0, highest = limited ? 235 : 255;
     const double wanted = kContrast.min_span * (highest - lowest);
     const double span = std::max(1, bright - dark);

@@ -89,6 +89,16 @@ cv::Mat luma_of(const hkcv_image &im, cv::Mat &scratch) {
     return cv::Mat();
 }
 
+LevelHistogram levels_in_view(const cv::Mat &luma) {
+    constexpr int kStride = 8;
+    LevelHistogram levels;
+    for (int y = kStride / 2; y < luma.rows; y += kStride) {
+        const uint8_t *row = luma.ptr<uint8_t>(y);
+        for (int x = kStride / 2; x < luma.cols; x += kStride) levels.add(row[x]);
+    }
+    return levels;
+}
+
 // Where a 4:2:0 colour sample sits against the luma grid, in luma pixels.
 static cv::Point2f siting_of(hkcv_chroma_site site) {
     switch (site) {

@@ -137,6 +137,36 @@ struct Chroma {
     bool empty() const { return u.empty(); }
 };
 Chroma chroma_of(const hkcv_image &image, std::array<cv::Mat, 2> &nv12_split);
+// An 8-bit image's histogram, read for any number of percentiles.
+struct LevelHistogram {
+    LevelHistogram() = default;
+    explicit LevelHistogram(const cv::Mat &m) : total(long(m.total())) {
+        for (int r = 0; r < m.rows; ++r) {
+            const uint8_t *row = m.ptr<uint8_t>(r);
+            for (int c = 0; c < m.cols; ++c) ++counts[row[c]];
+        }
+    }
+    void add(int v) {
+        ++counts[v];
+        ++total;
+    }
+    // The p-th percentile (0..1).
+    int percentile(double p) const {
+        const long target = long(p * double(total));
+        long seen = 0;
+        for (int v = 0; v < 256; ++v) {
+            seen += counts[v];
+            if (seen > target) return v;
+        }
+        return 255;
+    }
+    long counts[256] = {0};
+    long total = 0;
+};
+// The levels in view: a frame's luma read at one pixel in 64 (a 720p
+// frame's 14,400), once a frame, for its span (contrast_stretch_of) and its
+// darkest level (the liveness evidence's black level).
+LevelHistogram levels_in_view(const cv::Mat &luma);
 // A low-contrast frame's levels stretched for finding the card's edges
 // (contrast.cpp): level y becomes to + gain * (y - from), a colour
 // difference 128 + gain * (c - 128). A gain of 1 leaves the frame as it is.
@@ -149,9 +179,10 @@ struct ContrastStretch {
     void apply(const cv::Mat &luma, const Chroma &chroma, cv::Mat &luma_out, Chroma &chroma_out,
                std::array<cv::Mat, 2> &chroma_scratch) const;
 };
-// The stretch that brings luma (limited or full range) to a normal
-// scene's span; a gain of 1 when it spans that already.
-ContrastStretch contrast_stretch_of(const cv::Mat &luma, bool limited);
+// The stretch that brings a frame whose levels in view (levels_in_view)
+// are view, limited or full range, to a normal scene's span; a gain of 1
+// when it spans that already.
+ContrastStretch contrast_stretch_of(const LevelHistogram &view, bool limited);
 // The card face warped from the source planes, in the source's colour
 // space: BGR for RGB-like and grey input, separate Y and half-size U, V
 // planes for YUV input (converted only when someone asks for BGR, because

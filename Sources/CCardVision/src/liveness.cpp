@@ -75,44 +75,11 @@ int pose_bin(double yaw, double pitch) {
     return pitch > 0 ? HKCV_POSE_PITCH_POS : HKCV_POSE_PITCH_NEG;
 }
 
-// An 8-bit image's histogram, read for any number of percentiles.
-struct Histogram {
-    Histogram() = default;
-    explicit Histogram(const cv::Mat &m) : total(long(m.total())) {
-        for (int r = 0; r < m.rows; ++r) {
-            const uint8_t *row = m.ptr<uint8_t>(r);
-            for (int c = 0; c < m.cols; ++c) ++counts[row[c]];
-        }
-    }
-    void add(int v) {
-        ++counts[v];
-        ++total;
-    }
-    // The p-th percentile (0..1).
-    int percentile(double p) const {
-        const long target = long(p * double(total));
-        long seen = 0;
-        for (int v = 0; v < 256; ++v) {
-            seen += counts[v];
-            if (seen > target) return v;
-        }
-        return 255;
-    }
-    long counts[256] = {0};
-    long total = 0;
-};
-
-// The darkest level in view: the 0.5th percentile of the frame's luma, one
-// pixel in 64 (a 720p frame's 14,400), stretched to full range as the
-// card's levels are when they are limited.
-int darkest_in_view(const cv::Mat &luma, bool limited) {
-    constexpr int kStride = 8;
-    Histogram levels;
-    for (int y = kStride / 2; y < luma.rows; y += kStride) {
-        const uint8_t *row = luma.ptr<uint8_t>(y);
-        for (int x = kStride / 2; x < luma.cols; x += kStride) levels.add(row[x]);
-    }
-    const int level = levels.percentile(0.005);
+// The darkest level in view: the 0.5th percentile of the frame's luma
+// (levels_in_view), stretched to full range as the card's levels are when
+// they are limited.
+int darkest_in_view(const LevelHistogram &view, bool limited) {
+    const int level = view.percentile(0.005);
     return limited ? std::clamp(int(std::lround((level - 16) * 255.0 / 219.0)), 0, 255) : level;
 }
 
@@ -235,8 +202,8 @@ CardPlanes LivenessEvidence::full_range(const ColourRaster &card) {
     return out;
 }
 
-void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch,
-                           float glare, float focus) {
+void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const LevelHistogram &view, const Quad &q,
+                           double yaw, double pitch, float glare, float focus) {
     const ColourRaster card = warp_colour(image, raster_to_quad(q, kRasterW, kRasterH), kRasterW, kRasterH);
     if (card.empty()) return;
     const CardPlanes planes = full_range(card);
@@ -245,7 +212,7 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
     // the outline's last pixel of error and fingers on the edge are.
     const int mx = kRasterW * 6 / 100, my = kRasterH * 6 / 100;
     const cv::Mat inner = planes.y(cv::Rect(mx, my, kRasterW - 2 * mx, kRasterH - 2 * my));
-    const Histogram levels(inner);
+    const LevelHistogram levels(inner);
     const int p1 = levels.percentile(0.01), p2 = levels.percentile(0.02), p98 = levels.percentile(0.98);
     const float gain = 200.f / float(std::max(p98, 40));  // colour as if the card's white were at 200
     ++frames_;
@@ -262,7 +229,7 @@ void LivenessEvidence::add(const hkcv_image &image, const cv::Mat &luma, const Q
         // the frames in focus (in_focus), when the verdict is read.
         const cv::Rect inside(mx / 2, my / 2, kRasterW / 2 - mx, kRasterH / 2 - my);
         material_.push_back({float(width_px), focus,
-                             black_above_floor(p1, p98, darkest_in_view(luma, planes.limited)),
+                             black_above_floor(p1, p98, darkest_in_view(view, planes.limited)),
                              saturation_percentile(planes.cb(inside), planes.cr(inside), 0.99) * gain});
     }
     // The screen's grid on some tracked frames (kGridEvery), whether or not it

@@ -41,11 +41,11 @@ public:
     // optically variable cells, fine print); the screen grid and the frame
     // count stay (hkcv_tracker_restart_material).
     void restart_material();
-    // A tracked frame (and its luma, as the tracker read it): the card at q
-    // with its filtered pose, the saturated fraction of its face and its
-    // focus (Photometry::focus).
-    void add(const hkcv_image &image, const cv::Mat &luma, const Quad &q, double yaw, double pitch, float glare,
-             float focus);
+    // A tracked frame (its luma as the tracker read it, and the levels in
+    // view, levels_in_view): the card at q with its filtered pose, the
+    // saturated fraction of its face and its focus (Photometry::focus).
+    void add(const hkcv_image &image, const cv::Mat &luma, const LevelHistogram &view, const Quad &q, double yaw,
+             double pitch, float glare, float focus);
     hkcv_liveness summary() const;
 
 private:

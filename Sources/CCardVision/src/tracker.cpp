@@ -746,7 +746,8 @@ Tracker::FrameView Tracker::begin_frame(const hkcv_image &image) {
     // A washed-out frame is searched and followed stretched (contrast.cpp).
     f.luma = f.seen_luma;
     search_glare_level_ = glare_level_;
-    const ContrastStretch stretch = contrast_stretch_of(f.seen_luma, limited);
+    f.levels = levels_in_view(f.seen_luma);
+    const ContrastStretch stretch = contrast_stretch_of(f.levels, limited);
     if (stretch.stretches()) {
         const Chroma seen_chroma = chroma_;
         stretch.apply(f.seen_luma, seen_chroma, stretched_luma_, chroma_, stretched_chroma_);
@@ -1045,7 +1046,7 @@ void Tracker::measure(const hkcv_image &image, const FrameView &f, const Refinem
     out.focal_px = float(focal);
     if (config_.liveness_evidence) {
         StageTimer timer(stages_.liveness);
-        liveness_.add(image, f.seen_luma, q, yaw, pitch, ph.glare, ph.focus);
+        liveness_.add(image, f.seen_luma, f.levels, q, yaw, pitch, ph.glare, ph.focus);
     }
 
     if (std::abs(yaw) < config_.front_max_deg && std::abs(pitch) < config_.front_max_deg && !out.touches_border) {

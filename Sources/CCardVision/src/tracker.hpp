@@ -38,6 +38,7 @@ private:
         // washed-out frame's stretched, contrast.cpp), and the luma as it
         // came, which its glare, sharpness and material are measured on.
         cv::Mat luma, seen_luma;
+        LevelHistogram levels;  // of seen_luma (levels_in_view)
         cv::Size size;
         double focal = 0, focal_cfg = 0;
         bool washed_out = false;
