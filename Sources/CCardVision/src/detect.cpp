@@ -1471,8 +1471,7 @@ bool upright_encloses(const Detection &upright, const Detection &landscape) {
 }
 
 // What a search found: the best quads held landscape, and, aside from them
-// when upright quads count only if nothing else is found, the best upright
-// ones (UprightQuads). Upright boxes are everywhere a card is held, so they
+// when upright quads are set aside, the best upright ones (UprightQuads). Upright boxes are everywhere a card is held, so they
 // never outrank a card held as the flow asks; but a card lying on a desk,
 // photographed by a phone held in portrait, is upright.
 class RankedQuads {
@@ -1491,13 +1490,15 @@ public:
     // (upright_encloses).
     std::vector<Detection> detections() const {
         if (upright_.empty()) return landscape_.detections();
-        const bool upright = landscape_.empty() ? policy_ == UprightQuads::if_nothing_else
-                                                : upright_encloses(upright_.best(), landscape_.best());
-        return (upright ? upright_ : landscape_).detections();
+        if (!landscape_.empty() && !upright_encloses(upright_.best(), landscape_.best()))
+            return landscape_.detections();
+        std::vector<Detection> out = upright_.detections();
+        out.front().alone = landscape_.empty();
+        return out;
     }
     // Whether a quad (upright or not) is set aside from the landscape ones.
     bool sets_aside(bool upright) const {
-        return upright && (policy_ == UprightQuads::if_enclosing || policy_ == UprightQuads::if_nothing_else);
+        return upright && policy_ == UprightQuads::set_aside;
     }
 
 private:

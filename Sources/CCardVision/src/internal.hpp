@@ -228,6 +228,7 @@ struct Detection {
     double rank = 0;         // support times size against the image searched: comparable between
                              // searches of one region at different scales
     int ends_running_on = 0; // ends of its sides in view that run on past their corner (of eight)
+    bool alone = false;      // an upright quad set aside, the answer because no landscape quad was found
 };
 // How far past a three-sided outline ("U") its fourth side is looked for.
 // A U whose two legs both end early (the frame's border across one, a thumb
@@ -245,11 +246,12 @@ enum class FourthSide {
 // desk photographed by a phone held in portrait is upright, and so are a
 // door's panel, a torso, a badge on a lanyard and upright bricks.
 enum class UprightQuads {
-    refused,          // a card held landscape is followed, or a near card is looked for
-    if_enclosing,     // the answer only when the best quad held landscape is a box
-                      // printed on it (upright_encloses, detect.cpp)
-    if_nothing_else,  // also when no quad held landscape is found
-    compete,          // an upright card is followed: on equal terms
+    refused,    // a card held landscape is followed, or a near card is looked for
+    set_aside,  // ranked apart from the landscape ones, and the answer when no
+                // quad held landscape is found or when the best of those is a
+                // box printed on the upright one (upright_encloses, detect.cpp);
+                // the caller knows it was set aside (is_upright)
+    compete,    // an upright card is followed: on equal terms
 };
 
 // Fraction of places along one side of q where the luma just inside and

@@ -447,17 +447,18 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
 // wins.
 // Quads held upright count only when no card is followed: when the best
 // quad held landscape is a box printed on one, or when nothing else is
-// found, not even by the search that closes U's beyond their legs (a frame
-// after the first miss: a near card's printed column is an upright box a
-// frame before the card is found). Near a card held upright they count as
-// much as any; near a card held landscape, an upright quad is a box printed
-// on it. An upright best is set aside, to be weighed against the coarse
-// look's near card (look_coarsely).
+// found. Near a card held upright they count as much as any; near a card
+// held landscape, an upright quad is a box printed on it. An upright best
+// is set aside, to be weighed against the coarse look's near card
+// (look_coarsely). On the first search, before a frame has gone by
+// without a card, an upright best found alone waits a frame unless it
+// beats the coarse look's near card: a near card's printed column is an
+// upright box a frame before the card is found, while a card lying upright
+// and tilted is larger than the landscape quad the coarse look makes of
+// the end that holds its portrait.
 Tracker::FineLook Tracker::look_finely(const cv::Mat &luma, cv::Rect roi, double focal) {
     const FourthSide fourth = misses_ > 0 ? FourthSide::beyond_ends : FourthSide::at_ends;
-    const UprightQuads upright = tracking_                           ? upright_quads_near(quad_)
-                                 : fourth == FourthSide::beyond_ends ? UprightQuads::if_nothing_else
-                                                                     : UprightQuads::if_enclosing;
+    const UprightQuads upright = tracking_ ? upright_quads_near(quad_) : UprightQuads::set_aside;
     const cv::Size size(luma.cols, luma.rows);
     FineLook fine;
     fine.found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, search_glare_level_, nullptr, fourth,
@@ -468,8 +469,9 @@ Tracker::FineLook Tracker::look_finely(const cv::Mat &luma, cv::Rect roi, double
                                    FourthSide::beyond_ends, kTrack.quads_tried, upright);
         if (!further.empty() && !beyond_frame(further[0].quad, size)) fine.found = std::move(further);
     }
-    if (!fine.found.empty() && is_upright(fine.found[0].quad) && upright != UprightQuads::compete) {
+    if (!fine.found.empty() && is_upright(fine.found[0].quad) && upright == UprightQuads::set_aside) {
         fine.upright = fine.found[0];
+        fine.upright_waits = fourth == FourthSide::at_ends && fine.upright->alone;
         fine.found.clear();
     }
     return fine;
@@ -512,10 +514,13 @@ std::optional<Refinement> Tracker::confirm_best(const cv::Mat &luma, const std::
 // can be the wrong one: the coarse look can take the palm behind such a card,
 // and the joined lines can close a quad tens of pixels off a card that the
 // coarse look finds exactly. An upright card set aside (look_finely) that
-// holds at full size is taken before a near card only when the near card is
-// a box printed on it (inside it); else it is tried last: a near card's print
-// has upright boxes (its portrait, a column of text), which the fine look
-// sees where the near card's own blurred edges are no lines.
+// holds at full size is taken before a near card when it outranks it (a
+// card lying upright and tilted, whose end with the portrait the coarse
+// look takes for a landscape card) or when the near card is a box printed
+// on it (inside it); else it is tried last, and not at all when it waits a
+// frame: a near card's print has upright boxes (its portrait, a column of
+// text), which the fine look sees where the near card's own blurred edges
+// are no lines.
 std::optional<Refinement> Tracker::look_coarsely(const cv::Mat &luma, cv::Rect roi, double focal,
                                                  const FineLook &fine) {
     const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / kTrack.coarse_den, focal,
@@ -524,7 +529,9 @@ std::optional<Refinement> Tracker::look_coarsely(const cv::Mat &luma, cv::Rect r
     const Detection *near = coarse.empty() ? nullptr : &coarse[0];
     const bool upright_first =
         fine.upright &&
-        (!near || encloses(fine.upright->quad, near->quad, kTrack.enclose_share * float(mean_width(near->quad))));
+        (near ? fine.upright->rank > near->rank ||
+                    encloses(fine.upright->quad, near->quad, kTrack.enclose_share * float(mean_width(near->quad)))
+              : !fine.upright_waits);
     if (upright_first)
         if (auto r = confirm(luma, *fine.upright, focal)) return r;
     if (joined && (!near || joined->rank >= near->rank)) {
@@ -534,7 +541,7 @@ std::optional<Refinement> Tracker::look_coarsely(const cv::Mat &luma, cv::Rect r
     if (near)
         if (auto r = confirm_near(luma, *near, focal)) return r;
     if (joined) return confirm(luma, *joined, focal);
-    if (fine.upright && !upright_first) return confirm(luma, *fine.upright, focal);
+    if (fine.upright && !upright_first && !fine.upright_waits) return confirm(luma, *fine.upright, focal);
     return std::nullopt;
 }
 
