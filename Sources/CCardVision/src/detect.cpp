@@ -1459,13 +1459,15 @@ private:
 };
 
 // Whether an upright quad is the card that a landscape quad is part of: a
-// box printed across an upright card (its top, cut by a rule) is held
-// landscape, and two of its sides are the card's, running on past its
-// corners (ends_running_on), while the card's own sides end at its
-// corners. A card held landscape before an upright box (a torso, a door's
-// panel) has sides that end at its corners, and keeps its place.
+// box printed across an upright card (its end, cut by a rule or by the
+// frame round its portrait) is held landscape, and two of its sides are the
+// card's, running on past its corners (ends_running_on: one at least, since
+// the corner of a frame printed next to the card's side can hide the
+// other), while the card's own sides end at its corners. A card held
+// landscape before an upright box (a torso, a door's panel) has sides that
+// end at its corners, and keeps its place.
 bool upright_encloses(const Detection &upright, const Detection &landscape) {
-    return landscape.ends_running_on >= kSearch.min_ends_running_on && upright.ends_running_on == 0 &&
+    return landscape.ends_running_on >= 1 && upright.ends_running_on == 0 &&
            upright.rank > landscape.rank &&
            encloses(upright.quad, landscape.quad, kSearch.enclosed_tolerance * float(mean_width(landscape.quad)));
 }
