@@ -1473,9 +1473,10 @@ bool upright_encloses(const Detection &upright, const Detection &landscape) {
 }
 
 // What a search found: the best quads held landscape, and, aside from them
-// when upright quads are set aside, the best upright ones (UprightQuads). Upright boxes are everywhere a card is held, so they
-// never outrank a card held as the flow asks; but a card lying on a desk,
-// photographed by a phone held in portrait, is upright.
+// when upright quads are set aside, the best upright ones (UprightQuads).
+// Upright boxes are everywhere a card is held, so they never outrank a card
+// held as the flow asks; but a card lying on a desk, photographed by a
+// phone held in portrait, is upright.
 class RankedQuads {
 public:
     RankedQuads(int wanted, UprightQuads upright)
