@@ -316,6 +316,11 @@ struct SearchParams {
     // `alternatives` quads at least, so that the card is among them.
     double run_on_weight = 0.5;
     int min_ends_running_on = 2;
+    // A box printed across an upright card gives way to it
+    // (upright_encloses) with this many ends running on along the card's
+    // sides: one, since the corner of a frame printed round the portrait,
+    // next to the card's side, hides the other.
+    int upright_box_min_ends_running_on = 1;
     float enclosed_tolerance = 0.05f;
     int alternatives = 3;
     // Expected corner error of a hypothesis, px: twice as much for a quad
@@ -1461,13 +1466,12 @@ private:
 // Whether an upright quad is the card that a landscape quad is part of: a
 // box printed across an upright card (its end, cut by a rule or by the
 // frame round its portrait) is held landscape, and two of its sides are the
-// card's, running on past its corners (ends_running_on: one at least, since
-// the corner of a frame printed next to the card's side can hide the
-// other), while the card's own sides end at its corners. A card held
-// landscape before an upright box (a torso, a door's panel) has sides that
-// end at its corners, and keeps its place.
+// card's, running on past its corners (ends_running_on,
+// upright_box_min_ends_running_on), while the card's own sides end at its
+// corners. A card held landscape before an upright box (a torso, a door's
+// panel) has sides that end at its corners, and keeps its place.
 bool upright_encloses(const Detection &upright, const Detection &landscape) {
-    return landscape.ends_running_on >= 1 && upright.ends_running_on == 0 &&
+    return landscape.ends_running_on >= kSearch.upright_box_min_ends_running_on && upright.ends_running_on == 0 &&
            upright.rank > landscape.rank &&
            encloses(upright.quad, landscape.quad, kSearch.enclosed_tolerance * float(mean_width(landscape.quad)));
 }

@@ -471,7 +471,6 @@ Tracker::FineLook Tracker::look_finely(const cv::Mat &luma, cv::Rect roi, double
     }
     if (!fine.found.empty() && is_upright(fine.found[0].quad) && upright == UprightQuads::set_aside) {
         fine.upright = fine.found[0];
-        fine.upright_waits = fourth == FourthSide::at_ends && fine.upright->alone;
         fine.found.clear();
     }
     return fine;
@@ -521,17 +520,25 @@ std::optional<Refinement> Tracker::confirm_best(const cv::Mat &luma, const std::
 // frame: a near card's print has upright boxes (its portrait, a column of
 // text), which the fine look sees where the near card's own blurred edges
 // are no lines.
+// Whether an upright card set aside is tried before the coarse look's near
+// card: it outranks it (rank is measured against the image searched, so
+// the two scales compare), or the near card lies inside it.
+static bool upright_before_near(const Detection &upright, const Detection &near) {
+    return upright.rank > near.rank ||
+           encloses(upright.quad, near.quad, kTrack.enclose_share * float(mean_width(near.quad)));
+}
+
 std::optional<Refinement> Tracker::look_coarsely(const cv::Mat &luma, cv::Rect roi, double focal,
                                                  const FineLook &fine) {
     const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / kTrack.coarse_den, focal,
                                     search_glare_level_, nullptr, FourthSide::scanned_beyond);
     const Detection *joined = fine.found.empty() ? nullptr : &fine.found[0];
     const Detection *near = coarse.empty() ? nullptr : &coarse[0];
+    // On the first search (no frame missed yet) an upright card found alone
+    // waits a frame unless it beats a near card.
+    const bool upright_waits = fine.upright && fine.upright->alone && misses_ == 0;
     const bool upright_first =
-        fine.upright &&
-        (near ? fine.upright->rank > near->rank ||
-                    encloses(fine.upright->quad, near->quad, kTrack.enclose_share * float(mean_width(near->quad)))
-              : !fine.upright_waits);
+        fine.upright && (near ? upright_before_near(*fine.upright, *near) : !upright_waits);
     if (upright_first)
         if (auto r = confirm(luma, *fine.upright, focal)) return r;
     if (joined && (!near || joined->rank >= near->rank)) {
@@ -541,7 +548,7 @@ std::optional<Refinement> Tracker::look_coarsely(const cv::Mat &luma, cv::Rect r
     if (near)
         if (auto r = confirm_near(luma, *near, focal)) return r;
     if (joined) return confirm(luma, *joined, focal);
-    if (fine.upright && !upright_first && !fine.upright_waits) return confirm(luma, *fine.upright, focal);
+    if (fine.upright && !upright_first && !upright_waits) return confirm(luma, *fine.upright, focal);
     return std::nullopt;
 }
 

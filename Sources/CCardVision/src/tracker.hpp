@@ -94,7 +94,6 @@ private:
     struct FineLook {
         std::vector<Detection> found;
         std::optional<Detection> upright;
-        bool upright_waits = false;  // a first search's: taken only over the coarse look's card
     };
     FineLook look_finely(const cv::Mat &luma, cv::Rect roi, double focal);
     // The fine look's best fitted at full size; when a best cut by the frame
