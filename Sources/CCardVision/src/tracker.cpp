@@ -34,6 +34,21 @@ struct TrackParams {
     // (prefer_a_portrait promotes only another object than the best: one
     // that shares this much with it has the best's own portrait.)
     double same_object = 0.6;
+    // A card shown inside a larger outline (Tracker::look_inside): a
+    // phone's or a monitor's screen held near, whose edge against its dark
+    // bezel is a long card-shaped outline that outranks the card shown on
+    // it by its size. When the search's best is at least inside_min_width
+    // of the frame's width, its inside (its bounding box less inside_inset
+    // of its width all round) is searched again, at the search's size and
+    // so at a finer scale. A quad found there is put first when it is
+    // inside_min_share to inside_max_share of the outline's width, lies at
+    // least inside_margin of it within each of its sides, and is outlined
+    // at least as clearly (support) as the outline. A box of a near card's
+    // own print can have that size and place (the top of the portrait,
+    // closed by a line across the face) but is outlined less clearly than
+    // the card.
+    double inside_min_width = 0.5, inside_inset = 0.08;
+    double inside_min_share = 0.2, inside_max_share = 0.6, inside_margin = 0.05;
     // The coarser look searches at 1/coarse_den of the search's size: a
     // card held so near that it is out of focus has edges tens of pixels
     // wide, which read as edges only at half the size.
@@ -428,8 +443,42 @@ void Tracker::prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &fou
     }
 }
 
+// Whether inner lies inside outer, at least margin (px) within each side.
+static bool inset_in(const Quad &outer, const Quad &inner, float margin) {
+    const std::vector<cv::Point2f> contour(outer.begin(), outer.end());
+    return std::all_of(inner.begin(), inner.end(),
+                       [&](cv::Point2f p) { return cv::pointPolygonTest(contour, p, true) >= margin; });
+}
+
+// A card shown inside the search's best (TrackParams::inside_min_width):
+// the card on a phone held so near that the screen's outline is the
+// largest card-shaped quad in view. UprightQuads::refused: the card on the
+// screen is held as the screen is.
+void Tracker::look_inside(const cv::Mat &luma, double focal, std::vector<Detection> &found) {
+    if (found.empty() || found[0].joined) return;
+    const Quad &outer = found[0].quad;
+    const double width = mean_width(outer);
+    if (width < kTrack.inside_min_width * luma.cols) return;
+    const cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(outer.begin(), outer.end()));
+    const int inset = int(kTrack.inside_inset * width);
+    const cv::Rect inside =
+        cv::Rect(box.x + inset, box.y + inset, box.width - 2 * inset, box.height - 2 * inset) &
+        cv::Rect(0, 0, luma.cols, luma.rows);
+    const auto cards = detect_card(luma, chroma_, inside, config_.detect_long_side, focal, search_glare_level_, nullptr,
+                                   FourthSide::at_ends, kTrack.quads_tried, UprightQuads::refused);
+    for (const Detection &d : cards) {
+        const double share = mean_width(d.quad) / width;
+        if (d.joined || d.score < found[0].score) continue;
+        if (share < kTrack.inside_min_share || share > kTrack.inside_max_share) continue;
+        if (!inset_in(outer, d.quad, float(kTrack.inside_margin * width))) continue;
+        found.insert(found.begin(), d);
+        return;
+    }
+}
+
 std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, double focal) {
     FineLook fine = look_finely(luma, roi, focal);
+    look_inside(luma, focal, fine.found);
     prefer_a_portrait(luma, fine.found);
     const bool refused_before = std::exchange(cut_best_refused_, false);
     if (!fine.found.empty() && !fine.found[0].joined) return confirm_best(luma, fine.found, refused_before, focal);

@@ -102,6 +102,9 @@ private:
                                            bool refused_before, double focal);
     std::optional<Refinement> look_coarsely(const cv::Mat &luma, cv::Rect roi, double focal, const FineLook &fine);
     std::optional<Refinement> confirm(const cv::Mat &luma, const Detection &d, double focal);
+    // A card found inside the search's best when that is a large outline
+    // (a screen held near) and better outlined than it is put first.
+    void look_inside(const cv::Mat &luma, double focal, std::vector<Detection> &found);
     // Of the search's best quads, the first whose portrait shows a face is
     // put first, when the best's could show one and does not.
     void prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &found);
