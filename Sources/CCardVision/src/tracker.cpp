@@ -471,6 +471,9 @@ void Tracker::look_inside(const cv::Mat &luma, double focal, std::vector<Detecti
         if (d.joined || d.score < found[0].score) continue;
         if (share < kTrack.inside_min_share || share > kTrack.inside_max_share) continue;
         if (!inset_in(outer, d.quad, float(kTrack.inside_margin * width))) continue;
+        // Only a card that holds at full size: else the outline keeps its
+        // place (it may be a near card after all).
+        if (!confirm(luma, d, focal)) continue;
         found.insert(found.begin(), d);
         return;
     }
