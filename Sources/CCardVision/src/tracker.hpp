@@ -86,8 +86,10 @@ private:
     // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
     // The best outline of roi that holds at full size: the fine look's best
-    // (confirm_best), else the coarse look's near card, the fine look's quads
-    // on lines joined across a gap, or an upright card (look_coarsely).
+    // (a card inside it first, look_inside; one showing a face first,
+    // prefer_a_portrait; confirm_best), else the coarse look's near card,
+    // the fine look's quads on lines joined across a gap, or an upright card
+    // (look_coarsely).
     std::optional<Refinement> find(const cv::Mat &luma, cv::Rect roi, double focal);
     // The search at detect_long_side: its quads held landscape, best first,
     // and an upright best set aside.
