@@ -1,6 +1,6 @@
 // CardInsideAnOutlineTests.swift — a card inside a larger card-shaped
 // outline: a phone's screen held near, showing a recording of a card
-// (Tracker::look_inside).
+// (Tracker::card_inside).
 //
 // The screen's edge against its dark bezel is a long, straight outline of
 // about a card's shape, and it outranks the card shown on it by its size.

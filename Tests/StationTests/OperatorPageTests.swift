@@ -32,6 +32,20 @@ import Testing
         return dom
     }
 
+    /// Loads the page with windows of `windows` ms in turn until `ready`
+    /// holds of its DOM (a loaded machine may need longer for the page's
+    /// fetches and the session's events), and returns the last DOM either
+    /// way, for the caller's expectations to judge.
+    static func render(_ url: String, screenshot: String, size: String = "1280,900",
+                       windows: [Int] = [3000, 8000, 15000], until ready: (String) -> Bool) throws -> String {
+        var dom = ""
+        for window in windows {
+            dom = try render(url, screenshot: screenshot, milliseconds: window, size: size)
+            if ready(dom) { break }
+        }
+        return dom
+    }
+
     private static func run(_ executable: String, _ arguments: [String]) throws -> String {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -95,25 +109,21 @@ import Testing
         // it. The quad fades 600 ms after the last frame event, so a loaded
         // machine may also need another try to catch it drawn.
         let rotateRight = "請緩慢向右翻轉"
-        var during = ""
-        func quadDrawn() -> Bool { during.range(of: #"id="quad" points="[0-9]"#, options: .regularExpression) != nil }
-        for window in [3000, 5000, 8000, 15000] {
-            during = try Self.render(page, screenshot: folder + "/during.png", milliseconds: window)
-            if Self.element("hint", in: during) == rotateRight && quadDrawn() { break }
+        func quadDrawn(_ dom: String) -> Bool { dom.range(of: #"id="quad" points="[0-9]"#, options: .regularExpression) != nil }
+        let during = try Self.render(page, screenshot: folder + "/during.png", windows: [3000, 5000, 8000, 15000]) {
+            Self.element("hint", in: $0) == rotateRight && quadDrawn($0)
         }
         #expect(Self.element("status", in: during) == "檢測 \(id) · 2018 · zh-HK", "the page is not following the session")
         #expect(Self.element("hint", in: during) == rotateRight, "hint during the session: \(Self.element("hint", in: during) ?? "none")")
-        #expect(quadDrawn(), "no tracked quad drawn over the preview")
+        #expect(quadDrawn(during), "no tracked quad drawn over the preview")
 
         feeder.release()
         let ended = try await station.waitUntilEnded(id, timeout: .seconds(60))
         #expect(ended["status"] as? String == "completed")
         // The finished page needs the session's result and both images; a
         // loaded machine may need a longer window for those fetches.
-        var after = ""
-        for window in [3000, 8000, 15000] {
-            after = try Self.render(page, screenshot: folder + "/after.png", milliseconds: window)
-            if Self.element("hint", in: after) == "識別完成" && after.contains(#"alt="head""#) { break }
+        let after = try Self.render(page, screenshot: folder + "/after.png") {
+            Self.element("hint", in: $0) == "識別完成" && $0.contains(#"alt="head""#)
         }
         #expect(Self.element("hint", in: after) == "識別完成")
         #expect(Self.element("resultTitle", in: after)?.hasPrefix("✔") == true)
@@ -142,13 +152,9 @@ import Testing
 
         let folder = Self.screenshotFolder()
         for (size, name) in [("1280,900", "cancelled-1280x900.png"), ("390,844", "cancelled-390x844.png")] {
-            // A loaded machine may need a longer window for the page's fetches.
             let expected = "檢測 \(id) 已結束：已取消"
-            var dom = ""
-            for window in [3000, 8000, 15000] {
-                dom = try Self.render("http://127.0.0.1:\(station.port)/", screenshot: folder + "/" + name,
-                                      milliseconds: window, size: size)
-                if Self.element("status", in: dom) == expected { break }
+            let dom = try Self.render("http://127.0.0.1:\(station.port)/", screenshot: folder + "/" + name, size: size) {
+                Self.element("status", in: $0) == expected
             }
             #expect(Self.element("status", in: dom) == expected, "\(size)")
             #expect(Self.element("cardLabel", in: dom) == "證件")
@@ -196,12 +202,9 @@ import Testing
                     _ = try await station.waitUntilEnded(id)
                 }
                 for (size, name) in [("1280,900", "1280x900"), ("390,844", "390x844")] {
-                    // A loaded machine may need a longer window for the page's fetches.
-                    var dom = ""
-                    for window in [4000, 8000, 15000] {
-                        dom = try Self.render(page, screenshot: "\(folder)/\(moment)-\(language)-\(name).png",
-                                              milliseconds: window, size: size)
-                        if (Self.element("status", in: dom) ?? "").contains(id) && Self.overflow(in: dom) != nil { break }
+                    let dom = try Self.render(page, screenshot: "\(folder)/\(moment)-\(language)-\(name).png", size: size,
+                                              windows: [4000, 8000, 15000]) {
+                        (Self.element("status", in: $0) ?? "").contains(id) && Self.overflow(in: $0) != nil
                     }
                     #expect(Self.overflow(in: dom) == "", "\(language) \(moment) at \(name): overflowing \(Self.overflow(in: dom) ?? "(the check did not run)")")
                     let status = Self.element("status", in: dom) ?? ""

@@ -34,7 +34,7 @@ struct TrackParams {
     // (prefer_a_portrait promotes only another object than the best: one
     // that shares this much with it has the best's own portrait.)
     double same_object = 0.6;
-    // A card shown inside a larger outline (Tracker::look_inside): a
+    // A card shown inside a larger outline (Tracker::card_inside): a
     // phone's or a monitor's screen held near, whose edge against its dark
     // bezel is a long card-shaped outline that outranks the card shown on
     // it by its size. When the search's best is at least inside_min_width
@@ -443,23 +443,17 @@ void Tracker::prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &fou
     }
 }
 
-// Whether inner lies inside outer, at least margin (px) within each side.
-static bool inset_in(const Quad &outer, const Quad &inner, float margin) {
-    const std::vector<cv::Point2f> contour(outer.begin(), outer.end());
-    return std::all_of(inner.begin(), inner.end(),
-                       [&](cv::Point2f p) { return cv::pointPolygonTest(contour, p, true) >= margin; });
-}
-
 // A card shown inside the search's best (TrackParams::inside_min_width):
 // the card on a phone held so near that the screen's outline is the
-// largest card-shaped quad in view. UprightQuads::refused: the card on the
-// screen is held as the screen is.
-void Tracker::look_inside(const cv::Mat &luma, double focal, std::vector<Detection> &found) {
-    if (found.empty() || found[0].joined) return;
-    const Quad &outer = found[0].quad;
-    const double width = mean_width(outer);
-    if (width < kTrack.inside_min_width * luma.cols) return;
-    const cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(outer.begin(), outer.end()));
+// largest card-shaped quad in view, fitted at full size; nullopt when there
+// is none (the best keeps its place: it may be a near card after all).
+// UprightQuads::refused: the card on the screen is held as the screen is.
+std::optional<Refinement> Tracker::card_inside(const cv::Mat &luma, double focal, const std::vector<Detection> &found) {
+    if (found.empty() || found[0].joined) return std::nullopt;
+    const Detection &outline = found[0];
+    const double width = mean_width(outline.quad);
+    if (width < kTrack.inside_min_width * luma.cols) return std::nullopt;
+    const cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(outline.quad.begin(), outline.quad.end()));
     const int inset = int(kTrack.inside_inset * width);
     const cv::Rect inside =
         cv::Rect(box.x + inset, box.y + inset, box.width - 2 * inset, box.height - 2 * inset) &
@@ -468,22 +462,20 @@ void Tracker::look_inside(const cv::Mat &luma, double focal, std::vector<Detecti
                                    FourthSide::at_ends, kTrack.quads_tried, UprightQuads::refused);
     for (const Detection &d : cards) {
         const double share = mean_width(d.quad) / width;
-        if (d.joined || d.score < found[0].score) continue;
+        if (d.joined || d.score < outline.score) continue;
         if (share < kTrack.inside_min_share || share > kTrack.inside_max_share) continue;
-        if (!inset_in(outer, d.quad, float(kTrack.inside_margin * width))) continue;
-        // Only a card that holds at full size: else the outline keeps its
-        // place (it may be a near card after all).
-        if (!confirm(luma, d, focal)) continue;
-        found.insert(found.begin(), d);
-        return;
+        // Inside it, at least inside_margin of its width within each side.
+        if (!encloses(outline.quad, d.quad, -float(kTrack.inside_margin * width))) continue;
+        if (auto card = confirm(luma, d, focal)) return card;
     }
+    return std::nullopt;
 }
 
 std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, double focal) {
     FineLook fine = look_finely(luma, roi, focal);
-    look_inside(luma, focal, fine.found);
-    prefer_a_portrait(luma, fine.found);
     const bool refused_before = std::exchange(cut_best_refused_, false);
+    if (auto card = card_inside(luma, focal, fine.found)) return card;
+    prefer_a_portrait(luma, fine.found);
     if (!fine.found.empty() && !fine.found[0].joined) return confirm_best(luma, fine.found, refused_before, focal);
     return look_coarsely(luma, roi, focal, fine);
 }

@@ -86,7 +86,7 @@ private:
     // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
     // The best outline of roi that holds at full size: the fine look's best
-    // (a card inside it first, look_inside; one showing a face first,
+    // (a card inside it instead, card_inside; one showing a face first,
     // prefer_a_portrait; confirm_best), else the coarse look's near card,
     // the fine look's quads on lines joined across a gap, or an upright card
     // (look_coarsely).
@@ -105,8 +105,8 @@ private:
     std::optional<Refinement> look_coarsely(const cv::Mat &luma, cv::Rect roi, double focal, const FineLook &fine);
     std::optional<Refinement> confirm(const cv::Mat &luma, const Detection &d, double focal);
     // A card found inside the search's best when that is a large outline
-    // (a screen held near) and better outlined than it is put first.
-    void look_inside(const cv::Mat &luma, double focal, std::vector<Detection> &found);
+    // (a screen held near) and better outlined than it, fitted at full size.
+    std::optional<Refinement> card_inside(const cv::Mat &luma, double focal, const std::vector<Detection> &found);
     // Of the search's best quads, the first whose portrait shows a face is
     // put first, when the best's could show one and does not.
     void prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &found);
