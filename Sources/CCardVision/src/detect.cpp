@@ -193,6 +193,14 @@ struct SearchParams {
     // fourth_scan_gain more edge support (noise must not move it), and is
     // taken when fourth_scan_support of it is edge.
     float fourth_scan_step = 0.05f, fourth_scan_gain = 0.02f, fourth_scan_support = 0.25f;
+    // A U closed where a card with its base ends (close_by_shape) only
+    // beyond both legs' ends (legs that fade before the card's corners, not
+    // legs that run on past the side it puts there), with that side's edge
+    // support at least fourth_scan_support (edges along it, the faint ones
+    // counted: Edges::along_within_noise) and its corners in view, at
+    // least shape_border_share of the image's width in from its border
+    // (along the border, the frame's own edge is the line that closes it).
+    float shape_min_reach = 1.0f, shape_border_share = 0.02f;
     // Legs ending within border_px of the frame's border (px) run into it:
     // the card is cut, and its hidden side is tried at cut_steps places,
     // 1 + k * cut_step legs from the base, k = 1..cut_steps (up to 2.6: the
@@ -990,6 +998,29 @@ void close_by_scan(const cv::Mat &gx, const cv::Mat &gy, const ThreeSides &u, co
     out.push_back({order_cyclic({u.ca, u.cc, u.fc, u.fa}), true});
 }
 
+// A U whose legs fade before the card's corners (a light card before a
+// pale wall or a white shirt: only the stretches of its sides against
+// something darker are lines) closed where a card with this base ends,
+// front-on, both ways round (the base a long or a short side). Only beyond
+// both legs' ends, where some edge, however faint, runs along the side it
+// puts there (the card's edge before the face or the jacket), and in view,
+// off the border. Such a quad is weighed
+// apart from the others (detect_card's closed_by_shape): it is a guess
+// until it holds at full size.
+void close_by_shape(const cv::Mat &gx, const cv::Mat &gy, const ThreeSides &u, const Legs &l,
+                    std::vector<std::pair<Quad, bool>> &out) {
+    for (const float aspect : {float(kCardAspect), 1.0f / float(kCardAspect)}) {
+        const float lambda = l.lb / aspect / l.reach;
+        if (lambda < kSearch.shape_min_reach || lambda > l.card_long) continue;
+        const Quad q = closed_at(u, l, lambda);
+        const float m = kSearch.shape_border_share * float(gx.cols);
+        const cv::Size inner(gx.cols - int(2 * m), gx.rows - int(2 * m));
+        if (!inside_frame(q[2] - cv::Point2f(m, m), inner) || !inside_frame(q[3] - cv::Point2f(m, m), inner)) continue;
+        if (side_support(gx, gy, q[2], q[3], Edges::along_within_noise) < kSearch.fourth_scan_support) continue;
+        out.push_back({q, true});
+    }
+}
+
 // The quads that may close three sides: a line found among the others (of
 // across_legs, those that run roughly along the base), or a fourth side
 // inferred (beyond the frame's border for a card cut by it, and, when no
@@ -998,11 +1029,12 @@ void close_by_scan(const cv::Mat &gx, const cv::Mat &gy, const ThreeSides &u, co
 // a line closes the U inside the frame: that may be a line printed on it.
 void close_three_sides(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
                        const std::vector<int> &across_legs, const ThreeSides &u, FourthSide fourth,
-                       std::vector<std::pair<Quad, bool>> &out) {
+                       std::vector<std::pair<Quad, bool>> &out, std::vector<std::pair<Quad, bool>> *by_shape) {
     const std::optional<Legs> legs = legs_of(u);
     if (!legs) return;
     const bool closed = close_by_lines(lines, across_legs, u, *legs, fourth, out);
     close_beyond_border(gx, u, *legs, out);
+    if (by_shape) close_by_shape(gx, gy, u, *legs, *by_shape);
     if (closed) return;
     const float longest = fourth == FourthSide::scanned_beyond ? legs->card_long : kSearch.fourth_at_ends;
     close_by_scan(gx, gy, u, *legs, longest, out);
@@ -1050,9 +1082,10 @@ void for_each_u(const std::vector<EdgeLine> &lines, const std::vector<Corner> &c
 // Every U of the lines closed into quads (close_three_sides).
 void quads_from_corners(const cv::Mat &gx, const cv::Mat &gy, const std::vector<EdgeLine> &lines,
                         const std::vector<Corner> &corners, FourthSide fourth,
-                        std::vector<std::pair<Quad, bool>> &out, size_t first_new = 0) {
+                        std::vector<std::pair<Quad, bool>> &out, size_t first_new = 0,
+                        std::vector<std::pair<Quad, bool>> *by_shape = nullptr) {
     for_each_u(lines, corners, first_new, [&](const ThreeSides &u, const std::vector<int> &across_legs) {
-        close_three_sides(gx, gy, lines, across_legs, u, fourth, out);
+        close_three_sides(gx, gy, lines, across_legs, u, fourth, out, by_shape);
     });
 }
 
@@ -1579,11 +1612,14 @@ StraightEdges straight_edges(const SearchImage &im) {
     return s;
 }
 
-// Stage 1: the U's of the lines, closed into quads (quads_from_corners).
-void search_line_hypotheses(const SearchImage &im, const StraightEdges &s, FourthSide fourth, RankedQuads &ranked) {
-    std::vector<std::pair<Quad, bool>> hypotheses;
-    quads_from_corners(im.gx, im.gy, s.lines, s.corners, fourth, hypotheses);
+// Stage 1: the U's of the lines, closed into quads (quads_from_corners);
+// with shaped, also closed where the card's shape says, ranked there.
+void search_line_hypotheses(const SearchImage &im, const StraightEdges &s, FourthSide fourth, RankedQuads &ranked,
+                            RankedQuads *shaped) {
+    std::vector<std::pair<Quad, bool>> hypotheses, by_shape;
+    quads_from_corners(im.gx, im.gy, s.lines, s.corners, fourth, hypotheses, 0, shaped ? &by_shape : nullptr);
     consider_all(im, hypotheses, false, ranked);
+    if (shaped) consider_all(im, by_shape, false, *shaped);
 }
 
 // The quads of one edge map's closed outlines, its one-pixel gaps
@@ -1654,7 +1690,7 @@ double luma_step(const cv::Mat &luma, const Quad &q, int side) {
 
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
                                    double focal_px, int glare_level, const Quad *incumbent, FourthSide fourth,
-                                   int wanted, UprightQuads upright) {
+                                   int wanted, UprightQuads upright, std::optional<Detection> *closed_by_shape) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < kSearch.min_region_px || roi.height < kSearch.min_region_px) return {};
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
@@ -1667,7 +1703,12 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
     const std::optional<Quad> held = ranked.empty() ? std::nullopt : std::optional<Quad>(ranked.best().quad);
 
     StraightEdges straight = straight_edges(im);
-    search_line_hypotheses(im, straight, fourth, ranked);
+    RankedQuads shaped(1, UprightQuads::refused);
+    search_line_hypotheses(im, straight, fourth, ranked, closed_by_shape ? &shaped : nullptr);
+    if (closed_by_shape) {
+        closed_by_shape->reset();
+        if (!shaped.empty()) *closed_by_shape = shaped.detections().front();
+    }
     search_closed_outlines(im, straight, ranked);
     if (ranked.empty() && !incumbent) search_joined_lines(im, straight, fourth, ranked);
     if (ranked.empty() && !incumbent && fourth == FourthSide::scanned_beyond) search_cut_by_shape(im, straight, ranked);

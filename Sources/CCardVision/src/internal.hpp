@@ -266,11 +266,15 @@ double luma_step(const cv::Mat &luma, const Quad &q, int side);
 // is found. glare_level is the luma at which the frame saturates (in its
 // own range): a quad whose inside is mostly that bright is a card washed
 // out by a lamp, judged by its outline rather than by the print the glare
-// hides. upright says how quads held upright count (UprightQuads).
+// hides. upright says how quads held upright count (UprightQuads). With
+// closed_by_shape, it receives the best quad of a U closed where a card with
+// its base ends (close_by_shape, detect.cpp), ranked apart from the rest:
+// nullopt when none passes the tests.
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
                                    double focal_px, int glare_level, const Quad *incumbent = nullptr,
                                    FourthSide fourth = FourthSide::at_ends, int wanted = 1,
-                                   UprightQuads upright = UprightQuads::refused);
+                                   UprightQuads upright = UprightQuads::refused,
+                                   std::optional<Detection> *closed_by_shape = nullptr);
 
 // ---- refine.cpp ---------------------------------------------------------
 struct Refinement {
@@ -295,6 +299,12 @@ struct RefineScratch {
 // leans away from it.
 Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch,
                        bool trusted_guess = false, const Chroma *chroma = nullptr);
+// A guess with one side placed where the card's shape says (a light card's
+// faint side, close_by_shape in detect.cpp) fitted as refine_quad does; a
+// side with no edge keeps the guess's line, and the fit holds when the
+// other three sides do (their mean support, not the four's).
+Refinement refine_shaped_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch,
+                              const Chroma *chroma = nullptr);
 
 // For a fit no card could project to (card_inconsistency above
 // kInconsistentCard), one side of it moved out to the card's own edge: the
@@ -307,6 +317,11 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
 // whole frame, chroma its colour planes (at half its size, as chroma_of gives).
 std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
                                              double focal_px, RefineScratch &scratch);
+
+// Whether side s of q lies on a line that runs on past one of its
+// corners (the edge of a page, a table or a mortar joint, not a card's
+// edge, which ends at its corners). luma is the whole frame.
+bool runs_on_past_a_corner(const cv::Mat &luma, const Quad &q, int s);
 
 // A fit with sides on lines printed inside the card (a frame round the
 // face, the title) widened to the card's own edges: each side moved out to

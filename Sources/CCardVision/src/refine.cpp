@@ -422,6 +422,19 @@ Refinement refine_quad(const cv::Mat &luma, const Quad &guess, float radius, Ref
     return r;
 }
 
+Refinement refine_shaped_quad(const cv::Mat &luma, const Quad &guess, float radius, RefineScratch &scratch,
+                              const Chroma *chroma) {
+    Refinement r = refine_quad(luma, guess, radius, scratch, false, chroma);
+    if (r.ok || r.confidence <= 0) return r;  // held, or no quad was fitted
+    const auto weakest = std::min_element(r.support.begin(), r.support.end());
+    const float others = (r.support[0] + r.support[1] + r.support[2] + r.support[3] - *weakest) / 3;
+    if (*weakest < kRefine.min_side_support && others >= kRefine.min_confidence) {
+        r.confidence = others;
+        r.ok = true;
+    }
+    return r;
+}
+
 namespace {
 
 // The median colour (Y', Cb, Cr) of a band along the side a-b, from d0 to
@@ -583,6 +596,8 @@ std::optional<Refinement> side_moved(const cv::Mat &luma, const Chroma &chroma, 
     return std::nullopt;
 }
 
+}  // namespace
+
 // Whether the line side s of q lies on runs on past one of its corners: in
 // a stretch beyond the corner (run_on_from to run_on_to of the side's
 // length past it) the same step across the line as along the side (at
@@ -639,8 +654,6 @@ bool runs_on_past_a_corner(const cv::Mat &luma, const Quad &q, int s) {
     };
     return runs_on(a, -d) || runs_on(b, d);
 }
-
-}  // namespace
 
 std::optional<Refinement> restore_faint_side(const cv::Mat &luma, const Chroma &chroma, const Refinement &fit,
                                              double focal, RefineScratch &scratch) {

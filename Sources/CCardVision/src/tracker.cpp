@@ -471,10 +471,36 @@ std::optional<Refinement> Tracker::card_inside(const cv::Mat &luma, double focal
     return std::nullopt;
 }
 
+// A light card before a pale wall or a white shirt whose sides are lines
+// only where something darker lies behind them: no quad of lines is the
+// card, and a badge or a box of the print is found instead. The U of its
+// lines closed where the card's shape says (close_by_shape, detect.cpp)
+// competes when it outranks that quad, and is taken when it holds at full
+// size. The fit may have moved the guessed side onto a background line
+// beside the card's faint edge (a mortar joint), which runs on past the
+// card's corner: such a fit is not taken, and neither is the guess.
+bool Tracker::shaped_outranks(const FineLook &fine) {
+    if (!fine.shaped) return false;
+    const double best = fine.found.empty() ? 0.0 : fine.found[0].rank;
+    return fine.shaped->rank > std::max(best, fine.upright ? fine.upright->rank : 0.0);
+}
+
+std::optional<Refinement> Tracker::card_closed_by_shape(const cv::Mat &luma, double focal, const Detection &shaped) {
+    Refinement r = refine_shaped_quad(luma, shaped.quad, shaped.pixel_error + kTrack.confirm_slack_px, refine_);
+    if (!r.ok) return std::nullopt;
+    if (Refinement fine = refine_shaped_quad(luma, r.quad, kTrack.fine_radius_px, refine_, &chroma_); fine.ok) r = fine;
+    if (!plausible(r.quad, luma, focal)) return std::nullopt;
+    for (int k = 0; k < 4; ++k)
+        if (runs_on_past_a_corner(luma, r.quad, k)) return std::nullopt;
+    return r;
+}
+
 std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, double focal) {
     FineLook fine = look_finely(luma, roi, focal);
     const bool refused_before = std::exchange(cut_best_refused_, false);
     if (auto card = card_inside(luma, focal, fine.found)) return card;
+    if (shaped_outranks(fine))
+        if (auto card = card_closed_by_shape(luma, focal, *fine.shaped)) return card;
     prefer_a_portrait(luma, fine.found);
     if (!fine.found.empty() && !fine.found[0].joined) return confirm_best(luma, fine.found, refused_before, focal);
     return look_coarsely(luma, roi, focal, fine);
@@ -506,7 +532,7 @@ Tracker::FineLook Tracker::look_finely(const cv::Mat &luma, cv::Rect roi, double
     const cv::Size size(luma.cols, luma.rows);
     FineLook fine;
     fine.found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, search_glare_level_, nullptr, fourth,
-                             kTrack.quads_tried, upright);
+                             kTrack.quads_tried, upright, &fine.shaped);
     if (fourth == FourthSide::at_ends && !fine.found.empty() && !fine.found[0].joined &&
         beyond_frame(fine.found[0].quad, size)) {
         auto further = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, search_glare_level_, nullptr,

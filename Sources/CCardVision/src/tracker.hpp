@@ -86,16 +86,19 @@ private:
     // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
     // The best outline of roi that holds at full size: the fine look's best
-    // (a card inside it instead, card_inside; one showing a face first,
+    // (a card inside it instead, card_inside; a card closed by its shape
+    // that outranks it, card_closed_by_shape; one showing a face first,
     // prefer_a_portrait; confirm_best), else the coarse look's near card,
     // the fine look's quads on lines joined across a gap, or an upright card
     // (look_coarsely).
     std::optional<Refinement> find(const cv::Mat &luma, cv::Rect roi, double focal);
     // The search at detect_long_side: its quads held landscape, best first,
-    // and an upright best set aside.
+    // an upright best set aside, and the best U closed where the card's
+    // shape says (ranked apart).
     struct FineLook {
         std::vector<Detection> found;
         std::optional<Detection> upright;
+        std::optional<Detection> shaped;
     };
     FineLook look_finely(const cv::Mat &luma, cv::Rect roi, double focal);
     // The fine look's best fitted at full size; when a best cut by the frame
@@ -107,6 +110,11 @@ private:
     // A card found inside the search's best when that is a large outline
     // (a screen held near) and better outlined than it, fitted at full size.
     std::optional<Refinement> card_inside(const cv::Mat &luma, double focal, const std::vector<Detection> &found);
+    // Whether the fine look's U closed by the card's shape outranks the
+    // look's best; that quad fitted at full size, unless a side of the fit
+    // runs on past a corner (card_closed_by_shape).
+    static bool shaped_outranks(const FineLook &fine);
+    std::optional<Refinement> card_closed_by_shape(const cv::Mat &luma, double focal, const Detection &shaped);
     // Of the search's best quads, the first whose portrait shows a face is
     // put first, when the best's could show one and does not.
     void prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &found);
