@@ -499,8 +499,13 @@ std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, doubl
     FineLook fine = look_finely(luma, roi, focal);
     const bool refused_before = std::exchange(cut_best_refused_, false);
     if (auto card = card_inside(luma, focal, fine.found)) return card;
-    if (shaped_outranks(fine))
+    if (shaped_outranks(fine)) {
+        // Closed by shape, a phone's screen and its bezel are a near card
+        // too: the card it shows is looked for inside it, as inside the
+        // search's best.
+        if (auto card = card_inside(luma, focal, {*fine.shaped})) return card;
         if (auto card = card_closed_by_shape(luma, focal, *fine.shaped)) return card;
+    }
     prefer_a_portrait(luma, fine.found);
     if (!fine.found.empty() && !fine.found[0].joined) return confirm_best(luma, fine.found, refused_before, focal);
     return look_coarsely(luma, roi, focal, fine);
