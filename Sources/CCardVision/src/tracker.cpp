@@ -443,14 +443,14 @@ void Tracker::prefer_a_portrait(const cv::Mat &luma, std::vector<Detection> &fou
     }
 }
 
-// A card shown inside the search's best (TrackParams::inside_min_width):
-// the card on a phone held so near that the screen's outline is the
-// largest card-shaped quad in view, fitted at full size; nullopt when there
-// is none (the best keeps its place: it may be a near card after all).
+// A card shown inside a large outline (TrackParams::inside_min_width: the
+// search's best, or a quad closed by shape): the card on a phone held so
+// near that the screen's outline is the largest card-shaped quad in view,
+// fitted at full size; nullopt when there is none (the outline keeps its
+// place: it may be a near card after all).
 // UprightQuads::refused: the card on the screen is held as the screen is.
-std::optional<Refinement> Tracker::card_inside(const cv::Mat &luma, double focal, const std::vector<Detection> &found) {
-    if (found.empty() || found[0].joined) return std::nullopt;
-    const Detection &outline = found[0];
+std::optional<Refinement> Tracker::card_inside(const cv::Mat &luma, double focal, const Detection &outline) {
+    if (outline.joined) return std::nullopt;
     const double width = mean_width(outline.quad);
     if (width < kTrack.inside_min_width * luma.cols) return std::nullopt;
     const cv::Rect box = cv::boundingRect(std::vector<cv::Point2f>(outline.quad.begin(), outline.quad.end()));
@@ -498,12 +498,13 @@ std::optional<Refinement> Tracker::card_closed_by_shape(const cv::Mat &luma, dou
 std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, double focal) {
     FineLook fine = look_finely(luma, roi, focal);
     const bool refused_before = std::exchange(cut_best_refused_, false);
-    if (auto card = card_inside(luma, focal, fine.found)) return card;
+    if (!fine.found.empty())
+        if (auto card = card_inside(luma, focal, fine.found[0])) return card;
     if (shaped_outranks(fine)) {
         // Closed by shape, a phone's screen and its bezel are a near card
         // too: the card it shows is looked for inside it, as inside the
         // search's best.
-        if (auto card = card_inside(luma, focal, {*fine.shaped})) return card;
+        if (auto card = card_inside(luma, focal, *fine.shaped)) return card;
         if (auto card = card_closed_by_shape(luma, focal, *fine.shaped)) return card;
     }
     prefer_a_portrait(luma, fine.found);

@@ -109,7 +109,7 @@ private:
     std::optional<Refinement> confirm(const cv::Mat &luma, const Detection &d, double focal);
     // A card found inside the search's best when that is a large outline
     // (a screen held near) and better outlined than it, fitted at full size.
-    std::optional<Refinement> card_inside(const cv::Mat &luma, double focal, const std::vector<Detection> &found);
+    std::optional<Refinement> card_inside(const cv::Mat &luma, double focal, const Detection &outline);
     // Whether the fine look's U closed by the card's shape outranks the
     // look's best; that quad fitted at full size, unless a side of the fit
     // runs on past a corner (card_closed_by_shape).
