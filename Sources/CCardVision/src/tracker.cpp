@@ -381,11 +381,15 @@ void Tracker::reset() {
 }
 
 std::optional<Refinement> Tracker::polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
-                                          bool trusted_guess) {
-    Refinement r = refine_quad(luma, guess, radius, refine_, trusted_guess);
+                                          Guess kind) {
+    auto fit = [&](const Quad &q, float within, const Chroma *chroma) {
+        return kind == Guess::closed_by_shape ? refine_shaped_quad(luma, q, within, refine_, chroma)
+                                              : refine_quad(luma, q, within, refine_, kind == Guess::carried, chroma);
+    };
+    Refinement r = fit(guess, radius, nullptr);
     if (!r.ok) return std::nullopt;
     // A second, narrow pass around the first fit settles the sub-pixel edge.
-    Refinement fine = refine_quad(luma, r.quad, kTrack.fine_radius_px, refine_, trusted_guess, &chroma_);
+    Refinement fine = fit(r.quad, kTrack.fine_radius_px, &chroma_);
     if (fine.ok) r = fine;
     if (!plausible(r.quad, luma, focal)) return std::nullopt;
     return r;
@@ -486,12 +490,10 @@ bool Tracker::shaped_outranks(const FineLook &fine) {
 }
 
 std::optional<Refinement> Tracker::card_closed_by_shape(const cv::Mat &luma, double focal, const Detection &shaped) {
-    Refinement r = refine_shaped_quad(luma, shaped.quad, shaped.pixel_error + kTrack.confirm_slack_px, refine_);
-    if (!r.ok) return std::nullopt;
-    if (Refinement fine = refine_shaped_quad(luma, r.quad, kTrack.fine_radius_px, refine_, &chroma_); fine.ok) r = fine;
-    if (!plausible(r.quad, luma, focal)) return std::nullopt;
+    auto r = polish(luma, shaped.quad, shaped.pixel_error + kTrack.confirm_slack_px, focal, Guess::closed_by_shape);
+    if (!r) return std::nullopt;
     for (int k = 0; k < 4; ++k)
-        if (runs_on_past_a_corner(luma, r.quad, k)) return std::nullopt;
+        if (runs_on_past_a_corner(luma, r->quad, k)) return std::nullopt;
     return r;
 }
 
@@ -695,7 +697,7 @@ std::optional<Refinement> Tracker::track(const cv::Mat &luma, double focal) {
     if (moved) {
         const float radius = float(std::clamp(kTrack.print_radius_px + kTrack.print_radius_share * mean_width(quad_),
                                               kTrack.print_radius_min_px, kTrack.print_radius_max_px));
-        if (auto r = polish(luma, *moved, radius, focal, flow_.firm())) {
+        if (auto r = polish(luma, *moved, radius, focal, flow_.firm() ? Guess::carried : Guess::searched)) {
             if (flow_.firm()) {
                 if (auto held = hold_sides_pulled_in(luma, *moved, *r, focal)) return held;
                 if (auto back = back_to_print(luma, *r, focal)) return back;
@@ -744,7 +746,7 @@ std::optional<Refinement> Tracker::back_to_print(const cv::Mat &luma, const Refi
     if (!carried_) return std::nullopt;
     const OffPrint off = sides_off_print(*carried_, fit.quad);
     if (off.out == 0 || off.out > kTrack.max_sides_off_print || off.in > 0) return std::nullopt;
-    auto r = polish(luma, *carried_, print_tolerance(*carried_), focal, true);
+    auto r = polish(luma, *carried_, print_tolerance(*carried_), focal, Guess::carried);
     if (!r) return std::nullopt;
     if (const OffPrint again = sides_off_print(*carried_, r->quad); again.out > 0 || again.in > 0) return std::nullopt;
     // The sides that were out moved onto an edge where the print says they

@@ -136,8 +136,17 @@ private:
     // carried the card (carried_), refitted there; nullopt when every side
     // agrees (or nothing could be refitted there).
     std::optional<Refinement> back_to_print(const cv::Mat &luma, const Refinement &fit, double focal);
+    // Where a guess to be fitted comes from, which decides how the fit
+    // treats a side it cannot find (refine_quad, refine_shaped_quad).
+    enum class Guess {
+        searched,         // a search's quad, or a prediction: every side is fitted
+        carried,          // moved by the print's flow: a side leaning away from it keeps its line
+        closed_by_shape,  // one side placed by the card's shape: it keeps its line when it has no edge
+    };
+    // The guess fitted to the edges within radius, then again narrowly;
+    // nullopt when the fit fails or is no card for this camera.
     std::optional<Refinement> polish(const cv::Mat &luma, const Quad &guess, float radius, double focal,
-                                     bool trusted_guess = false);
+                                     Guess kind = Guess::searched);
     // Card-shaped for this camera, and not too small to measure.
     static bool plausible(const Quad &q, const cv::Mat &luma, double focal);
     void lose();
