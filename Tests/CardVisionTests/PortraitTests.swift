@@ -48,13 +48,8 @@ struct PortraitTests {
         s.card_type = CR_CARD_2018
         s.distance_mm = Scenes.distance(forWidthRatio: 0.25, scene: s)
         s.center_x = 0.74 * Double(s.width)
-        let tracker = Tracker(cardType: HKCV_CARD_2018)
-        var ious: [Double] = []
-        for index in 0..<6 {
-            s.yaw_deg = 2 + 0.3 * Double(index)
-            let frame = Self.beside(scenes.render(s), printedBoxOf: 1.4, centreX: 0.3 * Double(s.width))
-            let m = tracker.process(frame, pts: Int64(index) * 33_333_333)
-            ious.append(m.found == 1 ? jaccard(floats(m.corners), frame.truthCorners) : 0)
+        let ious = iousFollowingAStillCard(scenes, s, cardType: HKCV_CARD_2018) {
+            Self.beside($0, printedBoxOf: 1.4, centreX: 0.3 * Double(s.width))
         }
         #expect(ious.allSatisfy { $0 >= 0.95 }, "IoU per frame: \(ious.map { String(format: "%.2f", $0) })")
     }

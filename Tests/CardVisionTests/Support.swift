@@ -165,6 +165,22 @@ func jaccard(_ a: [Float], _ b: [Float]) -> Double {
     return Polygon.jaccard(points(a), points(b))
 }
 
+/// A card held nearly still (yaw turning from 2° by 0.3° a frame) over
+/// `frames` frames at 30 fps, each rendered from `scene` and repainted
+/// around the card by `paint`: the IoU of what a fresh tracker follows on
+/// each frame (0 where it follows nothing).
+func iousFollowingAStillCard(_ scenes: Scenes, _ scene: cr_scene, cardType: hkcv_card_type, frames: Int = 6,
+                             paint: (Frame) -> Frame) -> [Double] {
+    var s = scene
+    let tracker = Tracker(cardType: cardType)
+    return (0..<frames).map { index in
+        s.yaw_deg = 2 + 0.3 * Double(index)
+        let frame = paint(scenes.render(s))
+        let m = tracker.process(frame, pts: Int64(index) * 33_333_333)
+        return m.found == 1 ? jaccard(floats(m.corners), frame.truthCorners) : 0
+    }
+}
+
 /// The distance between each pair of corresponding corners of two quads
 /// given as x0,y0 … x3,y3.
 func cornerDistances(_ a: [Float], _ b: [Float]) -> [Double] {

@@ -155,6 +155,18 @@ struct SearchParams {
     // How far a contour may stray from the straight segment cut from it, px:
     // about the jitter of a traced edge of the blurred small image.
     double segment_tolerance_px = 1.5;
+    // A search through the print (Print) closes the small image's dark
+    // print over: a grey-level closing by a square this wide (px of the
+    // small image) fills every dark stroke narrower than it with the paper
+    // round it. At the search's size a page's text and a crossword's rules
+    // are strokes of 1-3 px, and the card's own print goes with them; what
+    // stays is the card as one even surface, whose outline against the page
+    // is a line where the letters touching it had broken it into pieces too
+    // short to be kept.
+    int print_close_px = 5;
+    // A pixel the closing lifts by more than this many levels lay on a
+    // stroke of print (printed_share).
+    int print_stroke_levels = 20;
     // Pieces merged into one line (merge_collinear) turn from it by at most
     // this (degrees) and lie within merge_offset_px of it (px): a side's
     // pieces either side of a thumb, not a parallel line of print beside it.
@@ -1142,6 +1154,7 @@ void colour_gradients(const cv::Mat &small_luma, const Chroma &chroma, cv::Rect 
 struct SearchImage {
     cv::Mat small, gx, gy;
     cv::Mat chroma[2];  // the two colour-difference planes (empty for grey input)
+    cv::Mat more_lines;  // a second image whose edges also give lines (Print), else empty
     int glare_level = 255;
     cv::Size full;
     cv::Point2f offset;  // where the searched region starts in the frame
@@ -1151,16 +1164,42 @@ struct SearchImage {
     double min_width = 0, min_side = 0, max_area = 0;
 };
 
+// The region roi of the frame at scale (area-averaged), a copy.
+cv::Mat downscaled(const cv::Mat &luma, cv::Rect roi, double scale) {
+    if (scale >= 1.0) return luma(roi).clone();
+    cv::Mat small;
+    cv::resize(luma(roi), small, cv::Size(), scale, scale, cv::INTER_AREA);
+    return small;
+}
+
+// small with every dark stroke narrower than print_close_px filled with
+// the paper round it (a grey-level closing).
+cv::Mat print_closed_over(const cv::Mat &small) {
+    const int k = kSearch.print_close_px;
+    cv::Mat closed;
+    cv::morphologyEx(small, closed, cv::MORPH_CLOSE, cv::getStructuringElement(cv::MORPH_RECT, cv::Size(k, k)));
+    return closed;
+}
+
 // The region roi of the frame downscaled by scale, lightly blurred, with
-// its gradients (colour_gradients).
+// its gradients (colour_gradients). Through the print (Print), the image
+// with its print closed over (closed before the blur, which would widen
+// the strokes) is the one searched or the one that gives more lines.
 SearchImage search_image(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, double scale, double focal_px,
-                         int glare_level) {
+                         int glare_level, Print print) {
     SearchImage im;
-    if (scale < 1.0)
-        cv::resize(luma(roi), im.small, cv::Size(), scale, scale, cv::INTER_AREA);
-    else
-        im.small = luma(roi).clone();
+    im.small = downscaled(luma, roi, scale);
+    cv::Mat closed;
+    if (print != Print::as_is) {
+        closed = print_closed_over(im.small);
+        cv::GaussianBlur(closed, closed, cv::Size(3, 3), 0);
+    }
     cv::GaussianBlur(im.small, im.small, cv::Size(3, 3), 0);
+    if (print == Print::lines_through) im.more_lines = closed;
+    if (print == Print::closed_over) {
+        im.more_lines = im.small;
+        im.small = closed;
+    }
     colour_gradients(im.small, chroma, roi, im.gx, im.gy, im.chroma);
     im.glare_level = glare_level;
     im.full = cv::Size(luma.cols, luma.rows);
@@ -1592,19 +1631,35 @@ void keep_longest(std::vector<EdgeLine> &lines, size_t n) {
 
 // The straight edges of the image: the sensitive edge map, the lines
 // along it (collinear pieces merged, the short ones left out), and the
-// corners where two lines meet.
+// corners where two lines meet. A search through the print also takes the
+// straight stretches of its second image's edges (SearchImage::more_lines).
 struct StraightEdges {
     cv::Mat edge_map;
     std::vector<EdgeLine> lines;
     std::vector<Corner> corners;
 };
+std::vector<EdgeLine> segments_of_edges(const cv::Mat &edge_map, float min_length) {
+    std::vector<std::vector<cv::Point>> contours;
+    cv::findContours(edge_map, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
+    return straight_segments(contours, min_length);
+}
+std::vector<EdgeLine> segments_of_image(const cv::Mat &image, float min_length) {
+    cv::Mat gx, gy, edge_map;
+    cv::Sobel(image, gx, CV_16S, 1, 0, 3);
+    cv::Sobel(image, gy, CV_16S, 0, 1, 3);
+    cv::Canny(gx, gy, edge_map, kSearch.canny_low, kSearch.canny_high, false);
+    return segments_of_edges(edge_map, min_length);
+}
 StraightEdges straight_edges(const SearchImage &im) {
     StraightEdges s;
     cv::Canny(im.gx, im.gy, s.edge_map, kSearch.canny_low, kSearch.canny_high, false);
-    std::vector<std::vector<cv::Point>> contours;
-    cv::findContours(s.edge_map, contours, cv::RETR_LIST, cv::CHAIN_APPROX_NONE);
     const float min_segment = float(std::max(kSearch.min_segment_px, im.min_side * kSearch.min_segment_of_side));
-    s.lines = merge_collinear(straight_segments(contours, min_segment), float(im.min_side));
+    std::vector<EdgeLine> segments = segments_of_edges(s.edge_map, min_segment);
+    if (!im.more_lines.empty()) {
+        const auto more = segments_of_image(im.more_lines, min_segment);
+        segments.insert(segments.end(), more.begin(), more.end());
+    }
+    s.lines = merge_collinear(std::move(segments), float(im.min_side));
     const auto too_short = [&](const EdgeLine &l) { return l.length() < im.min_side * kSearch.min_line_of_side; };
     s.lines.erase(std::remove_if(s.lines.begin(), s.lines.end(), too_short), s.lines.end());
     keep_longest(s.lines, kSearch.lines_kept);
@@ -1683,6 +1738,15 @@ void search_cut_by_shape(const SearchImage &im, const StraightEdges &s, RankedQu
 
 }  // namespace
 
+double printed_share(const cv::Mat &luma, cv::Rect roi, int long_side) {
+    roi &= cv::Rect(0, 0, luma.cols, luma.rows);
+    if (roi.width < kSearch.min_region_px || roi.height < kSearch.min_region_px) return 0;
+    const cv::Mat small = downscaled(luma, roi, std::min(1.0, double(long_side) / std::max(roi.width, roi.height)));
+    cv::Mat lifted;
+    cv::subtract(print_closed_over(small), small, lifted);
+    return double(cv::countNonZero(lifted > kSearch.print_stroke_levels)) / double(lifted.total());
+}
+
 double luma_step(const cv::Mat &luma, const Quad &q, int side) {
     const cv::Mat no_chroma[2];
     return side_step(luma, no_chroma, q, side);
@@ -1690,11 +1754,12 @@ double luma_step(const cv::Mat &luma, const Quad &q, int side) {
 
 std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
                                    double focal_px, int glare_level, const Quad *incumbent, FourthSide fourth,
-                                   int wanted, UprightQuads upright, std::optional<Detection> *closed_by_shape) {
+                                   int wanted, UprightQuads upright, std::optional<Detection> *closed_by_shape,
+                                   Print print) {
     roi &= cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < kSearch.min_region_px || roi.height < kSearch.min_region_px) return {};
     const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
-    const SearchImage im = search_image(luma, chroma, roi, scale, focal_px, glare_level);
+    const SearchImage im = search_image(luma, chroma, roi, scale, focal_px, glare_level, print);
     RankedQuads ranked(std::max(wanted, kSearch.alternatives), upright);
     // The card already tracked competes on the same terms, so a re-check
     // replaces it only with something better (the enclosing card, when the

@@ -254,6 +254,26 @@ enum class UprightQuads {
     compete,    // an upright card is followed: on equal terms
 };
 
+// What a search makes of a printed page under the card. A card lying on a
+// newspaper, a crossword or a magazine has sides that the page's letters
+// touch every few pixels, broken into pieces too short to be lines, while a
+// box of the page's print is outlined whole. Closed over (a grey-level
+// closing, SearchParams::print_close_px), the print is gone and the card is
+// one even surface with a whole outline.
+enum class Print {
+    as_is,          // the image as it is
+    lines_through,  // lines also from the image with its print closed over;
+                    // every test on the image's own gradients
+    closed_over,    // the image with its print closed over, lines also from the
+                    // image as it is: a row of text gives no edge to a side
+                    // closed on it
+};
+
+// Share of the pixels of roi, at a search's size long_side, that lie on
+// strokes of dark print (lifted by the closing of Print): a fifth of a
+// newspaper's page, a few hundredths of a desk, a wall or a person.
+double printed_share(const cv::Mat &luma, cv::Rect roi, int long_side);
+
 // Fraction of places along one side of q where the luma just inside and
 // just outside differ (a side between two surfaces; a mortar line or a
 // line printed on the card has the same surface on both sides); -1 along
@@ -274,7 +294,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
                                    double focal_px, int glare_level, const Quad *incumbent = nullptr,
                                    FourthSide fourth = FourthSide::at_ends, int wanted = 1,
                                    UprightQuads upright = UprightQuads::refused,
-                                   std::optional<Detection> *closed_by_shape = nullptr);
+                                   std::optional<Detection> *closed_by_shape = nullptr, Print print = Print::as_is);
 
 // ---- refine.cpp ---------------------------------------------------------
 struct Refinement {

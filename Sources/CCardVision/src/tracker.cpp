@@ -34,6 +34,18 @@ struct TrackParams {
     // (prefer_a_portrait promotes only another object than the best: one
     // that shares this much with it has the best's own portrait.)
     double same_object = 0.6;
+    // A card found through the print (Tracker::card_through_print) is
+    // another object than the quad found when they share at most
+    // through_print_apart of their area (intersection over union), or when
+    // it lies inside that quad and shares at most through_print_inside of
+    // it: the quad found reached round the card over the page. A box printed
+    // on a card lies inside it too, and covers most of it (an inset border:
+    // two thirds and more).
+    double through_print_apart = 0.05, through_print_inside = 0.5;
+    // ... and is looked for only where at least this share of the view is
+    // print (printed_share): the text of a page covers a tenth to a fifth
+    // of it, a desk, a wall, clothes or a face a few hundredths.
+    double through_print_min_share = 0.05;
     // A card shown inside a larger outline (Tracker::card_inside): a
     // phone's or a monitor's screen held near, whose edge against its dark
     // bezel is a long card-shaped outline that outranks the card shown on
@@ -497,7 +509,57 @@ std::optional<Refinement> Tracker::card_closed_by_shape(const cv::Mat &luma, dou
     return r;
 }
 
+// A card lying on a printed page (a newspaper, a crossword, a magazine)
+// whose sides the page's letters touch every few pixels, broken into pieces
+// too short to be lines, while a box printed on the page (an
+// advertisement's panel, a crossword's grid) or a quad reaching from the
+// card over the page is outlined whole: what was found is then that quad,
+// which shows no face where a card's portrait is. The card is looked for
+// through the print (Print, detect.cpp): first with the lines of the image
+// with its print closed over added, each quad judged on the image's own
+// edges; then, when no card was found, with each quad judged on the
+// print-free image, where a side closed on a row of text has no edge.
+// A quad that is another object than what was found and shows a face
+// where the card's portrait is is taken when it holds at full size. Another
+// object lies apart from it, or inside it and much smaller (what was found
+// reached round the card over the page); not one that overlaps it in part,
+// nor a large part of it: a card whose own quad showed no face (a grey
+// copy, a portrait half hidden) can show its portrait in a box of its own
+// print or in a quad shifted over the desk beside it. What was found is
+// kept without this search when little of the view is print, or when it is
+// too small for a face to be seen, or shows one.
+std::optional<Refinement> Tracker::card_through_print(const cv::Mat &luma, cv::Rect roi, double focal,
+                                                      const Quad &found) {
+    // (The share of print first: it costs a closing of the search image,
+    // the face search a cascade over the portrait.)
+    if (printed_share(luma, roi, config_.detect_long_side) < kTrack.through_print_min_share) return std::nullopt;
+    if (portrait_shows_face(*faces_, luma, found, config_.card_type).value_or(true)) return std::nullopt;
+    auto another_object = [&](const Quad &q) {
+        const double shared = overlap(q, found);
+        return shared <= kTrack.through_print_apart ||
+               (shared <= kTrack.through_print_inside && encloses(found, q, 0.f));
+    };
+    for (const Print print : {Print::lines_through, Print::closed_over}) {
+        const auto cards = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, search_glare_level_,
+                                       nullptr, FourthSide::at_ends, kTrack.quads_tried, UprightQuads::refused,
+                                       nullptr, print);
+        for (const Detection &d : cards) {
+            if (d.joined || !another_object(d.quad)) continue;
+            if (!portrait_shows_face(*faces_, luma, d.quad, config_.card_type).value_or(false)) continue;
+            if (auto card = confirm(luma, d, focal)) return card;
+        }
+    }
+    return std::nullopt;
+}
+
 std::optional<Refinement> Tracker::find(const cv::Mat &luma, cv::Rect roi, double focal) {
+    auto found = find_in_edges(luma, roi, focal);
+    if (found)
+        if (auto card = card_through_print(luma, roi, focal, found->quad)) return card;
+    return found;
+}
+
+std::optional<Refinement> Tracker::find_in_edges(const cv::Mat &luma, cv::Rect roi, double focal) {
     FineLook fine = look_finely(luma, roi, focal);
     const bool refused_before = std::exchange(cut_best_refused_, false);
     if (!fine.found.empty())

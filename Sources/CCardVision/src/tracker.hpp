@@ -85,13 +85,18 @@ private:
     // A search of roi: the best outline found (find), widened to the card's
     // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
+    // The card in roi, fitted at full size: the best outline of its edges
+    // (find_in_edges), or a card found through the page's print when that
+    // outline shows no face (card_through_print).
+    std::optional<Refinement> find(const cv::Mat &luma, cv::Rect roi, double focal);
     // The best outline of roi that holds at full size: the fine look's best
     // (a card inside it instead, card_inside; a card closed by its shape
     // that outranks it, card_closed_by_shape; one showing a face first,
     // prefer_a_portrait; confirm_best), else the coarse look's near card,
     // the fine look's quads on lines joined across a gap, or an upright card
     // (look_coarsely).
-    std::optional<Refinement> find(const cv::Mat &luma, cv::Rect roi, double focal);
+    std::optional<Refinement> find_in_edges(const cv::Mat &luma, cv::Rect roi, double focal);
+    std::optional<Refinement> card_through_print(const cv::Mat &luma, cv::Rect roi, double focal, const Quad &found);
     // The search at detect_long_side: its quads held landscape, best first,
     // an upright best set aside, and the best U closed where the card's
     // shape says (ranked apart).
