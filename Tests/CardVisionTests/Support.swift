@@ -131,11 +131,14 @@ final class Tracker {
 
 /// A card followed by one tracker through `frames` frames at 30 fps, the
 /// scene set for each frame by `change` (the hand turning it, a lamp, a
-/// shadow): on how many frames from `from` on it was not found, its worst
-/// IoU over them, and the last frame's measurement with its frame; `each`
-/// is given each of those frames' measurement and IoU (0 when not found).
+/// shadow) and each rendered frame passed through `repaint` (a page painted
+/// round the card): on how many frames from `from` on it was not found, its
+/// worst IoU over them, and the last frame's measurement with its frame;
+/// `each` is given each of those frames' measurement and IoU (0 when not
+/// found).
 func follow(_ scenes: Scenes, _ start: cr_scene, frames: Int, from first: Int = 0,
             change: (inout cr_scene, Int) -> Void,
+            repaint: (Frame) -> Frame = { $0 },
             each: (hkcv_measurement, Double, Frame) -> Void = { _, _, _ in })
     -> (lost: Int, worstIoU: Double, last: hkcv_measurement, frame: Frame) {
     precondition(frames > 0)
@@ -145,7 +148,7 @@ func follow(_ scenes: Scenes, _ start: cr_scene, frames: Int, from first: Int = 
     var last: (hkcv_measurement, Frame)?
     for k in 0..<frames {
         change(&s, k)
-        let frame = scenes.render(s)
+        let frame = repaint(scenes.render(s))
         let m = tracker.process(frame, pts: Int64(k) * 33_333_333)
         last = (m, frame)
         guard k >= first else { continue }
@@ -163,22 +166,6 @@ func follow(_ scenes: Scenes, _ start: cr_scene, frames: Int, from first: Int = 
 func jaccard(_ a: [Float], _ b: [Float]) -> Double {
     func points(_ q: [Float]) -> [(Double, Double)] { (0..<4).map { (Double(q[2 * $0]), Double(q[2 * $0 + 1])) } }
     return Polygon.jaccard(points(a), points(b))
-}
-
-/// A card held nearly still (yaw turning from 2° by 0.3° a frame) over
-/// `frames` frames at 30 fps, each rendered from `scene` and repainted
-/// around the card by `paint`: the IoU of what a fresh tracker follows on
-/// each frame (0 where it follows nothing).
-func iousFollowingAStillCard(_ scenes: Scenes, _ scene: cr_scene, cardType: hkcv_card_type, frames: Int = 6,
-                             paint: (Frame) -> Frame) -> [Double] {
-    var s = scene
-    let tracker = Tracker(cardType: cardType)
-    return (0..<frames).map { index in
-        s.yaw_deg = 2 + 0.3 * Double(index)
-        let frame = paint(scenes.render(s))
-        let m = tracker.process(frame, pts: Int64(index) * 33_333_333)
-        return m.found == 1 ? jaccard(floats(m.corners), frame.truthCorners) : 0
-    }
 }
 
 /// The distance between each pair of corresponding corners of two quads

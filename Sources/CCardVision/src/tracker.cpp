@@ -38,9 +38,9 @@ struct TrackParams {
     // another object than the quad found when they share at most
     // through_print_apart of their area (intersection over union), or when
     // it lies inside that quad and shares at most through_print_inside of
-    // it: the quad found reached round the card over the page. A box printed
-    // on a card lies inside it too, and covers most of it (an inset border:
-    // two thirds and more).
+    // it: the quad found reached round the card over the page. A box of a
+    // card's own print that shows its portrait lies inside the card too, but
+    // covers most of it (two thirds, on the one such card measured).
     double through_print_apart = 0.05, through_print_inside = 0.5;
     // ... and is looked for only where at least this share of the view is
     // print (printed_share): the text of a page covers a tenth to a fifth
