@@ -336,6 +336,11 @@ struct SearchParams {
     // `alternatives` quads at least, so that the card is among them.
     double run_on_weight = 0.5;
     int min_ends_running_on = 2;
+    // A card lying in the corner of a quad closed behind it
+    // (in_a_corner_closed_behind): the larger object's edges run on past
+    // the card for at least behind_run_on of the quad's side (a sheet of
+    // A4 under an ID-1 card reaches more than a card's length beyond it).
+    float behind_run_on = 0.5f;
     // A box printed across an upright card gives way to it
     // (upright_encloses) with this many ends running on along the card's
     // sides: one, since the corner of a frame printed round the portrait,
@@ -1450,23 +1455,66 @@ int step_polarity(const cv::Mat &gx, const cv::Mat &gy, cv::Point2f a, cv::Point
     return 0;
 }
 
-// How many ends of the quad's sides in view run on past their corner: an
-// edge along the side's line beyond it, with the same step across it as
-// the side's (step_polarity): the side's own edge running on, not another
-// edge that happens to lie on its line (the top of a badge below a card's
-// bottom side is lighter below, the card's side darker).
-int ends_running_on(const SearchImage &im, const Quad &q, const SideEdges &e) {
-    int running_on = 0;
+// Which ends of the quad's sides in view run on past their corner
+// (RunOnEnds): an edge along the side's line beyond it, with the same step
+// across it as the side's (step_polarity): the side's own edge running on,
+// not another edge that happens to lie on its line (the top of a badge
+// below a card's bottom side is lighter below, the card's side darker).
+RunOnEnds ends_running_on(const SearchImage &im, const Quad &q, const SideEdges &e) {
+    RunOnEnds ends;
     for (int k = 0; k < 4; ++k) {
         if (!e.seen[k]) continue;
         std::optional<int> polarity;  // the side's own, read once an end has an edge along it
-        for (const RunOnStretch &s : run_on_stretches(q, k)) {
+        const auto stretches = run_on_stretches(q, k);
+        for (int end = 0; end < 2; ++end) {
+            const RunOnStretch &s = stretches[size_t(end)];
             if (!within_gradients(im.gx, s.outer) || !edge_along(im, s)) continue;
             if (!polarity) polarity = step_polarity(im.gx, im.gy, q[k], q[(k + 1) % 4]);
-            running_on += *polarity == 0 || step_polarity(im.gx, im.gy, s.from, s.to) == *polarity;
+            if (*polarity == 0 || step_polarity(im.gx, im.gy, s.from, s.to) == *polarity) ends.set(k, end);
         }
     }
-    return running_on;
+    return ends;
+}
+
+// Whether the enclosed quad lies in a corner of the enclosing one that a
+// larger object's corner closed behind it (a card lying in the corner of a
+// sheet of paper). They share a corner (within tolerance px of the frame);
+// each corner of the enclosing quad next to that one, unless shared too, is
+// a T: the enclosing quad's side that the inner one does not lie along runs
+// on past it (RunOnEnds) and goes on for behind_run_on of its length (the
+// sheet's edge: a card's own side, under a rule printed across it that
+// closed the quad, stops at the card's corner a few pixels on), and the
+// side they share shows no edge between the inner quad's corner and it
+// (the card's side stops short).
+bool in_a_corner_closed_behind(const SearchImage &im, const Detection &enclosing, const Quad &inner,
+                               float tolerance) {
+    const float to_small = 1.f / im.inv;
+    const Quad q = scale_quad(enclosing.quad, to_small, -im.offset * to_small);
+    const Quad c = scale_quad(inner, to_small, -im.offset * to_small);
+    auto shared = [&](int k) { return cv::norm(enclosing.quad[k] - inner[k]) <= tolerance; };
+    // Side `side` of q (from `far` to `corner`, or back) runs on past
+    // `corner` at its end `end`, and goes on for behind_run_on of its
+    // length.
+    auto goes_on = [&](int side, int end, int corner, int far) {
+        const cv::Point2f d = q[corner] - q[far];
+        return enclosing.run_on.past(side, end) &&
+               side_support(im.gx, im.gy, q[corner] + d * (kSearch.run_on_from * kSearch.run_on_stretch),
+                            q[corner] + d * kSearch.behind_run_on, Edges::along) > kSearch.run_on_share;
+    };
+    auto stops_short = [&](int k) {
+        return side_support(im.gx, im.gy, c[k], q[k], Edges::along) <= kSearch.run_on_share;
+    };
+    for (int k = 0; k < 4; ++k) {
+        const int next = (k + 1) % 4, opposite = (k + 2) % 4, previous = (k + 3) % 4;
+        if (!shared(k) || (shared(next) && shared(previous))) continue;
+        // At `next`, side next (next to opposite) runs back past it; at
+        // `previous`, side opposite (opposite to previous) runs on past it.
+        const bool t_next = shared(next) || (goes_on(next, 0, next, opposite) && stops_short(next));
+        const bool t_previous =
+            shared(previous) || (goes_on(opposite, 1, previous, opposite) && stops_short(previous));
+        if (t_next && t_previous) return true;
+    }
+    return false;
 }
 
 // A best quad with sides running on past its corners gives way to a quad
@@ -1477,14 +1525,20 @@ int ends_running_on(const SearchImage &im, const Quad &q, const SideEdges &e) {
 // T. A card held up has sides that end at its corners (a line of the
 // background continuing one by chance has another step across it), so the
 // boxes printed inside it are not preferred to it.
-void prefer_ends_at_corners(std::vector<Detection> &ranked) {
-    if (ranked.size() < 2 || ranked[0].ends_running_on < kSearch.min_ends_running_on) return;
+// When the card lies in a corner of the quad closed behind it
+// (in_a_corner_closed_behind), the sides through that corner are the same
+// lines, and the size between the other two is what is in question: their
+// support is compared instead of their rank.
+void prefer_ends_at_corners(const SearchImage &im, std::vector<Detection> &ranked) {
+    if (ranked.size() < 2 || ranked[0].run_on.count() < kSearch.min_ends_running_on) return;
     const Detection &best = ranked[0];
-    const double bar = best.rank * (1 - kSearch.run_on_weight * best.ends_running_on / 8.0);
+    const double kept = 1 - kSearch.run_on_weight * best.run_on.count() / 8.0;
     const float tolerance = kSearch.enclosed_tolerance * float(mean_width(best.quad));
     for (size_t i = 1; i < ranked.size(); ++i) {
         const Detection &d = ranked[i];
-        if (d.ends_running_on == 0 && d.rank > bar && encloses(best.quad, d.quad, tolerance)) {
+        if (d.run_on.count() != 0 || !encloses(best.quad, d.quad, tolerance)) continue;
+        const bool by_support = in_a_corner_closed_behind(im, best, d.quad, tolerance);
+        if (by_support ? d.score > best.score * kept : d.rank > best.rank * kept) {
             std::rotate(ranked.begin(), ranked.begin() + long(i), ranked.begin() + long(i) + 1);
             return;
         }
@@ -1543,7 +1597,7 @@ private:
 // corners. A card held landscape before an upright box (a torso, a door's
 // panel) has sides that end at its corners, and keeps its place.
 bool upright_encloses(const Detection &upright, const Detection &landscape) {
-    return landscape.ends_running_on >= kSearch.upright_box_min_ends_running_on && upright.ends_running_on == 0 &&
+    return landscape.run_on.count() >= kSearch.upright_box_min_ends_running_on && upright.run_on.count() == 0 &&
            upright.rank > landscape.rank &&
            encloses(upright.quad, landscape.quad, kSearch.enclosed_tolerance * float(mean_width(landscape.quad)));
 }
@@ -1609,8 +1663,8 @@ void consider(const SearchImage &im, const Quad &q, bool inferred, bool joined, 
     if (support < min_support) return;
     const double rank = rank_by_size(im, q, support, inferred);
     if (ranked.would_drop(rank, upright)) return;
-    const int ends = ends_running_on(im, q, edges);
-    if (aside && ends >= kSearch.min_ends_running_on) return;
+    const RunOnEnds ends = ends_running_on(im, q, edges);
+    if (aside && ends.count() >= kSearch.min_ends_running_on) return;
     const float pixel_error = inferred ? kSearch.pixel_error_inferred : kSearch.pixel_error;
     ranked.keep(Detection{fq, support, pixel_error * im.inv, false, joined, rank_with_corners(im, q, rank), ends},
                 q, upright);
@@ -1779,7 +1833,7 @@ std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv
     if (ranked.empty() && !incumbent && fourth == FourthSide::scanned_beyond) search_cut_by_shape(im, straight, ranked);
 
     std::vector<Detection> out = ranked.detections();
-    prefer_ends_at_corners(out);
+    prefer_ends_at_corners(im, out);
     if (out.size() > size_t(wanted)) out.resize(size_t(wanted));
     if (held && !out.empty() && out.front().quad == *held) out.front().incumbent = true;
     return out;

@@ -219,6 +219,19 @@ struct CardCrop {
 };
 
 // ---- detect.cpp ---------------------------------------------------------
+// Which of a quad's eight side ends run on past their corner: of side k
+// (corner k to corner k + 1), end 0 back past corner k, end 1 on past
+// corner k + 1.
+class RunOnEnds {
+public:
+    void set(int side, int end) { bits_ |= 1u << (2 * side + end); }
+    bool past(int side, int end) const { return bits_ & (1u << (2 * side + end)); }
+    int count() const { return __builtin_popcount(bits_); }
+
+private:
+    unsigned bits_ = 0;
+};
+
 struct Detection {
     Quad quad;          // full-resolution pixels, coarse (from the small image)
     double score = 0;   // edge support 0..1
@@ -227,7 +240,7 @@ struct Detection {
     bool joined = false;     // found only on lines joined across a gap (detect.cpp)
     double rank = 0;         // support times size against the image searched: comparable between
                              // searches of one region at different scales
-    int ends_running_on = 0; // ends of its sides in view that run on past their corner (of eight)
+    RunOnEnds run_on;        // ends of its sides in view that run on past their corner
     bool alone = false;      // an upright quad set aside, the answer because no landscape quad was found
 };
 // How far past a three-sided outline ("U") its fourth side is looked for.
