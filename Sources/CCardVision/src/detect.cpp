@@ -1806,35 +1806,36 @@ double luma_step(const cv::Mat &luma, const Quad &q, int side) {
     return side_step(luma, no_chroma, q, side);
 }
 
-std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
-                                   double focal_px, int glare_level, const Quad *incumbent, FourthSide fourth,
-                                   int wanted, UprightQuads upright, std::optional<Detection> *closed_by_shape,
-                                   Print print) {
-    roi &= cv::Rect(0, 0, luma.cols, luma.rows);
+std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, const SearchRequest &request) {
+    const cv::Rect roi = request.roi & cv::Rect(0, 0, luma.cols, luma.rows);
     if (roi.width < kSearch.min_region_px || roi.height < kSearch.min_region_px) return {};
-    const double scale = std::min(1.0, double(long_side) / std::max(roi.width, roi.height));
-    const SearchImage im = search_image(luma, chroma, roi, scale, focal_px, glare_level, print);
-    RankedQuads ranked(std::max(wanted, kSearch.alternatives), upright);
+    const double scale = std::min(1.0, double(request.long_side) / std::max(roi.width, roi.height));
+    const SearchImage im =
+        search_image(luma, chroma, roi, scale, request.focal_px, request.glare_level, request.print);
+    RankedQuads ranked(std::max(request.wanted, kSearch.alternatives), request.upright);
     // The card already tracked competes on the same terms, so a re-check
     // replaces it only with something better (the enclosing card, when the
     // tracker had settled on a box printed on it).
+    const Quad *incumbent = request.incumbent;
     if (incumbent) consider(im, scale_quad(*incumbent, float(scale), -im.offset * float(scale)), false, false, ranked);
     const std::optional<Quad> held = ranked.empty() ? std::nullopt : std::optional<Quad>(ranked.best().quad);
 
     StraightEdges straight = straight_edges(im);
     RankedQuads shaped(1, UprightQuads::refused);
-    search_line_hypotheses(im, straight, fourth, ranked, closed_by_shape ? &shaped : nullptr);
+    std::optional<Detection> *closed_by_shape = request.closed_by_shape;
+    search_line_hypotheses(im, straight, request.fourth, ranked, closed_by_shape ? &shaped : nullptr);
     if (closed_by_shape) {
         closed_by_shape->reset();
         if (!shaped.empty()) *closed_by_shape = shaped.detections().front();
     }
     search_closed_outlines(im, straight, ranked);
-    if (ranked.empty() && !incumbent) search_joined_lines(im, straight, fourth, ranked);
-    if (ranked.empty() && !incumbent && fourth == FourthSide::scanned_beyond) search_cut_by_shape(im, straight, ranked);
+    if (ranked.empty() && !incumbent) search_joined_lines(im, straight, request.fourth, ranked);
+    if (ranked.empty() && !incumbent && request.fourth == FourthSide::scanned_beyond)
+        search_cut_by_shape(im, straight, ranked);
 
     std::vector<Detection> out = ranked.detections();
     prefer_ends_at_corners(im, out);
-    if (out.size() > size_t(wanted)) out.resize(size_t(wanted));
+    if (out.size() > size_t(request.wanted)) out.resize(size_t(request.wanted));
     if (held && !out.empty() && out.front().quad == *held) out.front().incumbent = true;
     return out;
 }

@@ -293,21 +293,30 @@ double printed_share(const cv::Mat &luma, cv::Rect roi, int long_side);
 // the frame's border.
 double luma_step(const cv::Mat &luma, const Quad &q, int side);
 
-// Searches roi of luma (downscaled so its long side is long_side) for the
-// most card-like quads: up to `wanted` different quads, best first (none
-// found: empty). An incumbent (the card being tracked) competes with what
-// is found. glare_level is the luma at which the frame saturates (in its
-// own range): a quad whose inside is mostly that bright is a card washed
-// out by a lamp, judged by its outline rather than by the print the glare
-// hides. upright says how quads held upright count (UprightQuads). With
-// closed_by_shape, it receives the best quad of a U closed where a card with
-// its base ends (close_by_shape, detect.cpp), ranked apart from the rest:
-// nullopt when none passes the tests.
-std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, cv::Rect roi, int long_side,
-                                   double focal_px, int glare_level, const Quad *incumbent = nullptr,
-                                   FourthSide fourth = FourthSide::at_ends, int wanted = 1,
-                                   UprightQuads upright = UprightQuads::refused,
-                                   std::optional<Detection> *closed_by_shape = nullptr, Print print = Print::as_is);
+// What a search looks at and what it looks for (detect_card).
+struct SearchRequest {
+    cv::Rect roi;          // the region searched (clipped to the frame)
+    int long_side = 0;     // the region's long side at the search's size (px)
+    double focal_px = 0;   // the camera's focal length (px)
+    // The luma at which the frame saturates (in its own range): a quad whose
+    // inside is mostly that bright is a card washed out by a lamp, judged by
+    // its outline rather than by the print the glare hides.
+    int glare_level = 255;
+    const Quad *incumbent = nullptr;  // the card being tracked, which competes with what is found
+    FourthSide fourth = FourthSide::at_ends;
+    int wanted = 1;  // different quads returned at most
+    UprightQuads upright = UprightQuads::refused;
+    // When set, receives the best quad of a U closed where a card with its
+    // base ends (close_by_shape, detect.cpp), ranked apart from the rest:
+    // nullopt when none passes the tests.
+    std::optional<Detection> *closed_by_shape = nullptr;
+    Print print = Print::as_is;
+};
+
+// Searches the request's region of luma (downscaled so its long side is
+// long_side) for the most card-like quads: up to `wanted` different quads,
+// best first (none found: empty).
+std::vector<Detection> detect_card(const cv::Mat &luma, const Chroma &chroma, const SearchRequest &request);
 
 // ---- refine.cpp ---------------------------------------------------------
 struct Refinement {

@@ -418,6 +418,17 @@ static UprightQuads upright_quads_near(const Quad &followed) {
     return is_upright(followed) ? UprightQuads::compete : UprightQuads::refused;
 }
 
+// A search of roi at the whole frame's search size, with this frame's glare
+// level; the rest as SearchRequest's defaults.
+SearchRequest Tracker::search_request(cv::Rect roi, double focal) const {
+    SearchRequest request;
+    request.roi = roi;
+    request.long_side = config_.detect_long_side;
+    request.focal_px = focal;
+    request.glare_level = search_glare_level_;
+    return request;
+}
+
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
     auto r = find(luma, roi, focal);
     // The search ranks whole outlines; a side on a line printed just inside
@@ -474,8 +485,9 @@ std::optional<Refinement> Tracker::card_inside(const cv::Mat &luma, double focal
     const cv::Rect inside =
         cv::Rect(box.x + inset, box.y + inset, box.width - 2 * inset, box.height - 2 * inset) &
         cv::Rect(0, 0, luma.cols, luma.rows);
-    const auto cards = detect_card(luma, chroma_, inside, config_.detect_long_side, focal, search_glare_level_, nullptr,
-                                   FourthSide::at_ends, kTrack.quads_tried, UprightQuads::refused);
+    SearchRequest request = search_request(inside, focal);
+    request.wanted = kTrack.quads_tried;
+    const auto cards = detect_card(luma, chroma_, request);
     for (const Detection &d : cards) {
         const double share = mean_width(d.quad) / width;
         if (d.joined || d.score < outline.score) continue;
@@ -540,9 +552,10 @@ std::optional<Refinement> Tracker::card_through_print(const cv::Mat &luma, cv::R
                (shared <= kTrack.through_print_inside && encloses(found, q, 0.f));
     };
     for (const Print print : {Print::lines_through, Print::closed_over}) {
-        const auto cards = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, search_glare_level_,
-                                       nullptr, FourthSide::at_ends, kTrack.quads_tried, UprightQuads::refused,
-                                       nullptr, print);
+        SearchRequest request = search_request(roi, focal);
+        request.wanted = kTrack.quads_tried;
+        request.print = print;
+        const auto cards = detect_card(luma, chroma_, request);
         for (const Detection &d : cards) {
             if (d.joined || !another_object(d.quad)) continue;
             if (!portrait_shows_face(*faces_, luma, d.quad, config_.card_type).value_or(false)) continue;
@@ -601,12 +614,17 @@ Tracker::FineLook Tracker::look_finely(const cv::Mat &luma, cv::Rect roi, double
     const UprightQuads upright = tracking_ ? upright_quads_near(quad_) : UprightQuads::set_aside;
     const cv::Size size(luma.cols, luma.rows);
     FineLook fine;
-    fine.found = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, search_glare_level_, nullptr, fourth,
-                             kTrack.quads_tried, upright, &fine.shaped);
+    SearchRequest request = search_request(roi, focal);
+    request.fourth = fourth;
+    request.wanted = kTrack.quads_tried;
+    request.upright = upright;
+    request.closed_by_shape = &fine.shaped;
+    fine.found = detect_card(luma, chroma_, request);
     if (fourth == FourthSide::at_ends && !fine.found.empty() && !fine.found[0].joined &&
         beyond_frame(fine.found[0].quad, size)) {
-        auto further = detect_card(luma, chroma_, roi, config_.detect_long_side, focal, search_glare_level_, nullptr,
-                                   FourthSide::beyond_ends, kTrack.quads_tried, upright);
+        request.fourth = FourthSide::beyond_ends;
+        request.closed_by_shape = nullptr;
+        auto further = detect_card(luma, chroma_, request);
         if (!further.empty() && !beyond_frame(further[0].quad, size)) fine.found = std::move(further);
     }
     if (!fine.found.empty() && is_upright(fine.found[0].quad) && upright == UprightQuads::set_aside) {
@@ -670,8 +688,10 @@ static bool upright_before_near(const Detection &upright, const Detection &near)
 
 std::optional<Refinement> Tracker::look_coarsely(const cv::Mat &luma, cv::Rect roi, double focal,
                                                  const FineLook &fine) {
-    const auto coarse = detect_card(luma, chroma_, roi, config_.detect_long_side / kTrack.coarse_den, focal,
-                                    search_glare_level_, nullptr, FourthSide::scanned_beyond);
+    SearchRequest request = search_request(roi, focal);
+    request.long_side = config_.detect_long_side / kTrack.coarse_den;
+    request.fourth = FourthSide::scanned_beyond;
+    const auto coarse = detect_card(luma, chroma_, request);
     const Detection *joined = fine.found.empty() ? nullptr : &fine.found[0];
     const Detection *near = coarse.empty() ? nullptr : &coarse[0];
     // On the first search (no frame missed yet) an upright card found alone
@@ -712,8 +732,12 @@ std::optional<Refinement> Tracker::side_pulled_in(const cv::Mat &luma, cv::Rect 
     const bool weak_side =
         std::any_of(steps.begin(), steps.end(), [](double s) { return s >= 0 && s < kTrack.clear_step; });
     if (!best && weak_side) {
-        further = detect_card(luma, chroma_, roi, long_side, focal, search_glare_level_, &tracked, FourthSide::beyond_ends,
-                              1, upright_quads_near(tracked));
+        SearchRequest request = search_request(roi, focal);
+        request.long_side = long_side;
+        request.incumbent = &tracked;
+        request.fourth = FourthSide::beyond_ends;
+        request.upright = upright_quads_near(tracked);
+        further = detect_card(luma, chroma_, request);
         if (!further.empty() && !further.front().incumbent) best = &further.front();
     }
     if (!best) return std::nullopt;
@@ -967,8 +991,11 @@ void Tracker::recheck(const FrameView &f, Located &found) {
         std::max(kTrack.recheck_min_long_side, int(double(config_.detect_long_side) * std::max(roi.width, roi.height) /
                                                    std::max(size.width, size.height)));
     // (Only the best-ranked quad may replace the card being followed.)
-    const auto d = detect_card(luma, chroma_, roi, long_side, focal, search_glare_level_, &found.fit->quad,
-                               FourthSide::at_ends, 1, upright_quads_near(found.fit->quad));
+    SearchRequest request = search_request(roi, focal);
+    request.long_side = long_side;
+    request.incumbent = &found.fit->quad;
+    request.upright = upright_quads_near(found.fit->quad);
+    const auto d = detect_card(luma, chroma_, request);
     const bool encloses_it =
         !d.empty() && !d.front().incumbent && replaces_on_recheck(d.front().quad, found.fit->quad, back_in_view, size);
     const auto better = encloses_it

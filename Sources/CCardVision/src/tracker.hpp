@@ -85,6 +85,9 @@ private:
     // A search of roi: the best outline found (find), widened to the card's
     // edges where its sides lie on print inside them.
     std::optional<Refinement> search(const cv::Mat &luma, cv::Rect roi, double focal);
+    // What every search of this tracker asks (detect_card): roi at the
+    // frame's search size, with this frame's glare level.
+    SearchRequest search_request(cv::Rect roi, double focal) const;
     // The card in roi, fitted at full size: the best outline of its edges
     // (find_in_edges), or a card found through the page's print when that
     // outline shows no face (card_through_print).
