@@ -1483,14 +1483,14 @@ RunOnEnds ends_running_on(const SearchImage &im, const Quad &q, const SideEdges 
 // a T: the enclosing quad's side that the inner one does not lie along runs
 // on past it (RunOnEnds) and goes on for behind_run_on of its length (the
 // sheet's edge: a card's own side, under a rule printed across it that
-// closed the quad, stops at the card's corner a few pixels on), and the
-// side they share shows no edge between the inner quad's corner and it
-// (the card's side stops short).
+// closed the quad, stops at the card's corner a few pixels on). The other
+// arm of the T, the card's side stopping short of that corner, is the
+// inner quad's: prefer_ends_at_corners takes only one with no end running
+// on.
 bool in_a_corner_closed_behind(const SearchImage &im, const Detection &enclosing, const Quad &inner,
                                float tolerance) {
     const float to_small = 1.f / im.inv;
     const Quad q = scale_quad(enclosing.quad, to_small, -im.offset * to_small);
-    const Quad c = scale_quad(inner, to_small, -im.offset * to_small);
     auto shared = [&](int k) { return cv::norm(enclosing.quad[k] - inner[k]) <= tolerance; };
     // Side `side` of q (from `far` to `corner`, or back) runs on past
     // `corner` at its end `end`, and goes on for behind_run_on of its
@@ -1501,17 +1501,13 @@ bool in_a_corner_closed_behind(const SearchImage &im, const Detection &enclosing
                side_support(im.gx, im.gy, q[corner] + d * (kSearch.run_on_from * kSearch.run_on_stretch),
                             q[corner] + d * kSearch.behind_run_on, Edges::along) > kSearch.run_on_share;
     };
-    auto stops_short = [&](int k) {
-        return side_support(im.gx, im.gy, c[k], q[k], Edges::along) <= kSearch.run_on_share;
-    };
     for (int k = 0; k < 4; ++k) {
         const int next = (k + 1) % 4, opposite = (k + 2) % 4, previous = (k + 3) % 4;
         if (!shared(k) || (shared(next) && shared(previous))) continue;
         // At `next`, side next (next to opposite) runs back past it; at
         // `previous`, side opposite (opposite to previous) runs on past it.
-        const bool t_next = shared(next) || (goes_on(next, 0, next, opposite) && stops_short(next));
-        const bool t_previous =
-            shared(previous) || (goes_on(opposite, 1, previous, opposite) && stops_short(previous));
+        const bool t_next = shared(next) || goes_on(next, 0, next, opposite);
+        const bool t_previous = shared(previous) || goes_on(opposite, 1, previous, opposite);
         if (t_next && t_previous) return true;
     }
     return false;

@@ -293,15 +293,20 @@ double printed_share(const cv::Mat &luma, cv::Rect roi, int long_side);
 // the frame's border.
 double luma_step(const cv::Mat &luma, const Quad &q, int side);
 
-// What a search looks at and what it looks for (detect_card).
+// What a search looks at and what it looks for (detect_card): where, at
+// what size, for which camera and glare level, given at construction; the
+// rest has defaults.
 struct SearchRequest {
-    cv::Rect roi;          // the region searched (clipped to the frame)
-    int long_side = 0;     // the region's long side at the search's size (px)
-    double focal_px = 0;   // the camera's focal length (px)
+    SearchRequest(cv::Rect roi, int long_side, double focal_px, int glare_level)
+        : roi(roi), long_side(long_side), focal_px(focal_px), glare_level(glare_level) {}
+
+    cv::Rect roi;     // the region searched (clipped to the frame)
+    int long_side;    // the region's long side at the search's size (px)
+    double focal_px;  // the camera's focal length (px)
     // The luma at which the frame saturates (in its own range): a quad whose
     // inside is mostly that bright is a card washed out by a lamp, judged by
     // its outline rather than by the print the glare hides.
-    int glare_level = 255;
+    int glare_level;
     const Quad *incumbent = nullptr;  // the card being tracked, which competes with what is found
     FourthSide fourth = FourthSide::at_ends;
     int wanted = 1;  // different quads returned at most

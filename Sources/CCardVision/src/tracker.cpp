@@ -421,12 +421,7 @@ static UprightQuads upright_quads_near(const Quad &followed) {
 // A search of roi at the whole frame's search size, with this frame's glare
 // level; the rest as SearchRequest's defaults.
 SearchRequest Tracker::search_request(cv::Rect roi, double focal) const {
-    SearchRequest request;
-    request.roi = roi;
-    request.long_side = config_.detect_long_side;
-    request.focal_px = focal;
-    request.glare_level = search_glare_level_;
-    return request;
+    return SearchRequest(roi, config_.detect_long_side, focal, search_glare_level_);
 }
 
 std::optional<Refinement> Tracker::search(const cv::Mat &luma, cv::Rect roi, double focal) {
