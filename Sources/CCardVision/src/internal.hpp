@@ -452,7 +452,8 @@ struct Pose {
 };
 // Both poses a quad allows. A plane seen nearly front-on, or small in the
 // frame, projects almost alike from two poses mirrored about the line of
-// sight (the planar ambiguity); IPPE returns both, the better-fitting first.
+// sight (the planar ambiguity); IPPE returns both, and each is refined to
+// the least reprojection error, the better-fitting first.
 struct PoseSolutions {
     std::array<Pose, 2> pose{};
     std::array<double, 2> rms_px{};  // RMS reprojection error of each
@@ -462,6 +463,8 @@ struct PoseSolutions {
 };
 double focal_from_hfov(double hfov_deg, int width);
 PoseSolutions pose_solutions(const Quad &q, cv::Size image, double focal_px);
+// IPPE's better pose alone, unrefined: a quick look (the search's test that
+// a hypothesis is turned as people turn a card).
 Pose pose_from_quad(const Quad &q, cv::Size image, double focal_px);
 // Focal length implied by the quad being a rectangle (orthogonality and
 // equal-scale constraints), or nullopt when the perspective is too weak.

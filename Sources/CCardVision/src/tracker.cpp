@@ -1129,8 +1129,7 @@ PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
     // card-shaped. Under a glare the side in the bloom is a guess, and such
     // quads can take the estimate far enough that the wrong quad passes for
     // a card.)
-    const PoseSolutions at_cfg = pose_solutions(q, size, focal_cfg);
-    const Pose &pose_cfg = at_cfg.best();
+    const Pose pose_cfg = pose_from_quad(q, size, focal_cfg);
     if (config_.estimate_focal && pose_cfg.ok && !f.washed_out) {
         const double tilt = std::acos(std::cos(pose_cfg.yaw * kPi / 180) * std::cos(pose_cfg.pitch * kPi / 180)) * 180 / kPi;
         if (tilt > kTrack.focal_min_tilt_deg)
@@ -1138,9 +1137,8 @@ PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
                 if (*implied > kTrack.focal_min * focal_cfg && *implied < kTrack.focal_max * focal_cfg)
                     if (card_inconsistency(q, size, *implied) < kTrack.focal_fit) focal_.add(*implied);
     }
-    if (focal == focal_cfg) return at_cfg;
     const PoseSolutions at_focal = pose_solutions(q, size, focal);
-    return at_focal.best().ok ? at_focal : at_cfg;
+    return at_focal.best().ok || focal == focal_cfg ? at_focal : pose_solutions(q, size, focal_cfg);
 }
 
 Pose Tracker::turning_pose(const PoseSolutions &s) const {
