@@ -457,6 +457,7 @@ struct Pose {
 struct PoseSolutions {
     std::array<Pose, 2> pose{};
     std::array<double, 2> rms_px{};  // RMS reprojection error of each
+    Pose first_look;                 // IPPE's better pose before refinement (pose_from_quad's)
     int count = 0;
     // The better-fitting pose (not ok when the solver found none).
     const Pose &best() const { return pose[0]; }

@@ -40,6 +40,12 @@ Pose pose_from_rotation(const cv::Matx33d &R) {
     return pose;
 }
 
+cv::Matx33d rotation_of(const cv::Mat &rvec) {
+    cv::Matx33d R;
+    cv::Rodrigues(rvec, R);
+    return R;
+}
+
 struct CardOnCamera {
     std::vector<cv::Point3f> corners;  // the card's corners in its own frame, mm
     std::vector<cv::Point2f> image;    // where the quad puts them, px
@@ -131,10 +137,9 @@ PoseSolutions solve(const Quad &q, cv::Size image, double f, bool refined) {
                                       cv::SOLVEPNP_IPPE, cv::noArray(), cv::noArray(), errors);
     if (!errors.empty()) errors.convertTo(errors, CV_64F);  // float for float points
     out.count = std::min(n, 2);
+    if (out.count > 0) out.first_look = pose_from_rotation(rotation_of(rvecs[0]));
     for (int i = 0; i < out.count; ++i) {
-        RigidPose p;
-        cv::Rodrigues(rvecs[size_t(i)], p.R);
-        p.t = cv::Vec3d(tvecs[size_t(i)]);
+        RigidPose p{rotation_of(rvecs[size_t(i)]), cv::Vec3d(tvecs[size_t(i)])};
         out.rms_px[i] = errors.empty() ? 0.0 : errors.at<double>(i);
         if (refined) {
             double sum = 0;
@@ -161,7 +166,7 @@ PoseSolutions solve(const Quad &q, cv::Size image, double f, bool refined) {
 // as error: the maximum-likelihood pose when each corner errs alike.
 PoseSolutions pose_solutions(const Quad &q, cv::Size image, double f) { return solve(q, image, f, true); }
 
-Pose pose_from_quad(const Quad &q, cv::Size image, double f) { return solve(q, image, f, false).best(); }
+Pose pose_from_quad(const Quad &q, cv::Size image, double f) { return solve(q, image, f, false).first_look; }
 
 std::optional<double> focal_from_quad(const Quad &q, cv::Size image) {
     // H maps card mm (centred) to image pixels relative to the principal

@@ -1129,7 +1129,10 @@ PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
     // card-shaped. Under a glare the side in the bloom is a guess, and such
     // quads can take the estimate far enough that the wrong quad passes for
     // a card.)
-    const Pose pose_cfg = pose_from_quad(q, size, focal_cfg);
+    // (One IPPE solve when no focal length is learnt yet: the tilt is read
+    // off the same solve as the pose.)
+    const PoseSolutions at_focal = pose_solutions(q, size, focal);
+    const Pose pose_cfg = focal == focal_cfg ? at_focal.first_look : pose_from_quad(q, size, focal_cfg);
     if (config_.estimate_focal && pose_cfg.ok && !f.washed_out) {
         const double tilt = std::acos(std::cos(pose_cfg.yaw * kPi / 180) * std::cos(pose_cfg.pitch * kPi / 180)) * 180 / kPi;
         if (tilt > kTrack.focal_min_tilt_deg)
@@ -1137,7 +1140,6 @@ PoseSolutions Tracker::poses_of(const FrameView &f, const Quad &q) {
                 if (*implied > kTrack.focal_min * focal_cfg && *implied < kTrack.focal_max * focal_cfg)
                     if (card_inconsistency(q, size, *implied) < kTrack.focal_fit) focal_.add(*implied);
     }
-    const PoseSolutions at_focal = pose_solutions(q, size, focal);
     return at_focal.best().ok || focal == focal_cfg ? at_focal : pose_solutions(q, size, focal_cfg);
 }
 
